@@ -1,0 +1,3 @@
+"""Sources and sinks."""
+
+from panes.io.base import Read, Sink, Source, Write

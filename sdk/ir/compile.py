@@ -1,0 +1,78 @@
+"""Compiles a constructed Pipeline into its IR."""
+
+from __future__ import annotations
+
+from panes.errors import PipelineConstructionError
+from panes.ir.codec import lower
+from panes.ir.model import IR_VERSION, Composite, Node, PCollectionSpec, PipelineIR, SideInput
+from panes.pvalue import AsSideInput
+
+SIDE_INPUT_MARK = "__side_input__"
+
+
+def compile_pipeline(pipeline) -> PipelineIR:
+    nodes: dict = {}
+    pcollections: dict = {}
+    composites: list = []
+    ids: dict = {}  # id(PCollection) -> pcollection id
+
+    def visit(applied):
+        if applied.is_primitive():
+            node = _node(applied, ids)
+            nodes[node.id] = node
+            for tag, pcoll in applied.outputs.items():
+                pcollections[ids[id(pcoll)]] = PCollectionSpec(
+                    ids[id(pcoll)], node.id, tag, lower(pcoll.windowing))
+            return
+        if applied.full_label:
+            composites.append(Composite(applied.full_label,
+                                        tuple(part.full_label for part in applied.parts)))
+        for part in applied.parts:
+            visit(part)
+
+    visit(pipeline.root)
+    return PipelineIR(IR_VERSION, _requirements(nodes), nodes, pcollections, tuple(composites))
+
+
+def _node(applied, ids) -> Node:
+    transform = applied.transform
+    inputs = []
+    for pcoll in applied.inputs:
+        if id(pcoll) not in ids:
+            raise PipelineConstructionError(
+                f"transform '{applied.full_label}' reads {pcoll}, which no earlier transform produced")
+        inputs.append(ids[id(pcoll)])
+    outputs = {}
+    for tag, pcoll in applied.outputs.items():
+        ids[id(pcoll)] = f"{applied.full_label}.{tag}"
+        outputs[tag] = ids[id(pcoll)]
+    payload = transform.ir_payload()
+    side_inputs = ()
+    if transform.ir_kind == "par_do":
+        payload, side_inputs = _extract_side_inputs(payload, ids, applied.full_label)
+    return Node(applied.full_label, transform.ir_kind, tuple(inputs), outputs, side_inputs,
+                lower(payload))
+
+
+def _extract_side_inputs(payload, ids, label):
+    """Replaces side-input markers in a par_do's arguments by their index in ``side_inputs``."""
+    sides = []
+
+    def mark(arg):
+        if not isinstance(arg, AsSideInput):
+            return arg
+        if id(arg.pvalue) not in ids:
+            raise PipelineConstructionError(
+                f"side input of '{label}' is {arg.pvalue}, which is not produced before it")
+        sides.append(SideInput(ids[id(arg.pvalue)], arg.view, getattr(arg, "has_default", False),
+                               lower(getattr(arg, "default_value", None))))
+        return {SIDE_INPUT_MARK: len(sides) - 1}
+
+    args = tuple(mark(a) for a in payload["args"])
+    kwargs = {k: mark(v) for k, v in payload["kwargs"].items()}
+    return {**payload, "args": args, "kwargs": kwargs}, tuple(sides)
+
+
+def _requirements(nodes) -> tuple:
+    kinds = sorted({node.kind for node in nodes.values()})
+    return tuple(f"panes:node:{kind}:v1" for kind in kinds)

@@ -1,0 +1,70 @@
+"""TestStream: a source that replays an explicit event log of elements, watermarks and
+processing time, so that trigger behaviour is reproducible."""
+
+from __future__ import annotations
+
+from panes.errors import PipelineConstructionError
+from panes.pvalue import PBegin
+from panes.timestamp import MAX_TIMESTAMP, Duration, to_micros
+from panes.transforms.ptransform import PrimitiveTransform
+from panes.window import TimestampedValue, WindowedValue
+from panes.windowing.strategy import WindowingStrategy
+
+ELEMENTS = "elements"
+WATERMARK = "watermark"
+PROCESSING_TIME = "processing_time"
+
+
+class TestStream(PrimitiveTransform):
+    """Builder of an event log; each ``add_elements`` call is one bundle."""
+
+    __test__ = False  # not a pytest test class
+    ir_kind = "test_stream"
+
+    def __init__(self, label=None):
+        super().__init__(label)
+        self.events: list = []
+        self._watermark = None
+
+    def add_elements(self, elements) -> "TestStream":
+        """Adds one bundle; plain values get timestamp -inf unless given as TimestampedValue."""
+        bundle = []
+        for element in elements:
+            if isinstance(element, TimestampedValue):
+                bundle.append((element.value, element.timestamp))
+            elif isinstance(element, WindowedValue):
+                bundle.append((element.value, element.timestamp))
+            else:
+                bundle.append((element, None))
+        self.events.append((ELEMENTS, bundle))
+        return self
+
+    def advance_watermark_to(self, new_watermark) -> "TestStream":
+        micros = to_micros(new_watermark)
+        if self._watermark is not None and micros < self._watermark:
+            raise PipelineConstructionError(
+                f"TestStream watermark must not go back: {micros}µs after {self._watermark}µs")
+        self._watermark = micros
+        self.events.append((WATERMARK, micros))
+        return self
+
+    def advance_watermark_to_infinity(self) -> "TestStream":
+        self._watermark = MAX_TIMESTAMP
+        self.events.append((WATERMARK, MAX_TIMESTAMP))
+        return self
+
+    def advance_processing_time(self, advance_by) -> "TestStream":
+        micros = Duration.of(advance_by).micros
+        if micros <= 0:
+            raise PipelineConstructionError(
+                f"TestStream.advance_processing_time needs a positive duration, got {advance_by!r}")
+        self.events.append((PROCESSING_TIME, micros))
+        return self
+
+    def expand(self, pbegin):
+        if not isinstance(pbegin, PBegin):
+            raise PipelineConstructionError("TestStream starts a pipeline: p | TestStream()...")
+        return pbegin.pipeline.new_output(windowing=WindowingStrategy())
+
+    def ir_payload(self):
+        return {"events": list(self.events)}

@@ -1,0 +1,391 @@
+"""The primitive transforms and the core composites built directly on them."""
+
+from __future__ import annotations
+
+from panes.errors import PipelineConstructionError
+from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection
+from panes.transforms.combinefn import CombineFn
+from panes.transforms.dofn import CallableWrapperDoFn, DoFn
+from panes.transforms.ptransform import PTransform, PrimitiveTransform, require_pcollection
+from panes.window import TimestampedValue
+from panes.windowing.strategy import WindowingStrategy
+
+
+def _label_of(transform) -> str:
+    pipeline_label = transform.label or transform.default_label()
+    return pipeline_label
+
+
+# -- sources ------------------------------------------------------------------------------------
+
+
+class Create(PrimitiveTransform):
+    """A bounded collection of the given values (``TimestampedValue`` sets an element's time)."""
+
+    ir_kind = "create"
+
+    def __init__(self, values, label=None):
+        super().__init__(label)
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise PipelineConstructionError(
+                f"Create takes an iterable of values, got {type(values).__name__} {values!r}; "
+                f"for a single value write Create([value])")
+        self.values = list(values.items()) if isinstance(values, dict) else list(values)
+
+    def expand(self, pbegin):
+        if not isinstance(pbegin, PBegin):
+            raise PipelineConstructionError(
+                f"Create '{_label_of(self)}' starts a pipeline: apply it to the pipeline "
+                f"(p | Create(...)), not to a PCollection")
+        plain = [v.value if isinstance(v, TimestampedValue) else v for v in self.values]
+        is_kv = bool(plain) and all(isinstance(v, tuple) and len(v) == 2 for v in plain)
+        return pbegin.pipeline.new_output(windowing=WindowingStrategy(),
+                                          element_kind="kv" if is_kv else "not_kv")
+
+    def ir_payload(self):
+        return {"values": self.values}
+
+
+# -- ParDo and its function-based forms ---------------------------------------------------------
+
+
+class ParDo(PrimitiveTransform):
+    """Runs a DoFn on every element; ``.with_outputs('a', 'b', main='m')`` for tagged outputs."""
+
+    ir_kind = "par_do"
+
+    def __init__(self, fn, *args, **kwargs):
+        super().__init__(kwargs.pop("label", None))
+        if isinstance(fn, type) and issubclass(fn, DoFn):
+            raise PipelineConstructionError(
+                f"ParDo needs a DoFn instance, got the class {fn.__name__}: write ParDo({fn.__name__}())")
+        if not isinstance(fn, DoFn):
+            raise PipelineConstructionError(
+                f"ParDo needs a DoFn instance, got {type(fn).__name__}; for a plain function "
+                f"use Map, FlatMap or Filter")
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.output_tags: tuple = ()
+        self.main_tag = "main"
+
+    def default_label(self) -> str:
+        return f"ParDo({self.fn.default_label()})"
+
+    def with_outputs(self, *tags, main="main"):
+        for tag in tags:
+            if not isinstance(tag, str) or tag == main:
+                raise PipelineConstructionError(
+                    f"{self.default_label()}.with_outputs: tags must be distinct strings other "
+                    f"than the main tag {main!r}, got {tag!r}")
+        transform = _copy(self)
+        transform.output_tags = tuple(tags)
+        transform.main_tag = main
+        return transform
+
+    def side_inputs(self) -> list:
+        return [a for a in (*self.args, *self.kwargs.values()) if isinstance(a, AsSideInput)]
+
+    def expand(self, pcoll):
+        pcoll = require_pcollection(self, pcoll, _label_of(self))
+        pipeline = pcoll.pipeline
+        for side in self.side_inputs():
+            if side.pvalue.pipeline is not pipeline:
+                raise PipelineConstructionError(
+                    f"{self.default_label()}: side input {side.pvalue} belongs to another pipeline")
+        main = pipeline.new_output(self.main_tag, pcoll.windowing)
+        if not self.output_tags:
+            return main
+        outputs = {self.main_tag: main}
+        for tag in self.output_tags:
+            outputs[tag] = pipeline.new_output(tag, pcoll.windowing)
+        return DoOutputsTuple(outputs, self.main_tag)
+
+    def ir_payload(self):
+        return {"fn": self.fn, "args": self.args, "kwargs": self.kwargs,
+                "main_tag": self.main_tag, "output_tags": self.output_tags}
+
+
+def _copy(transform):
+    import copy
+
+    return copy.copy(transform)
+
+
+def _callable_pardo(name, fn, mode, args, kwargs):
+    if not callable(fn):
+        raise PipelineConstructionError(f"{name} needs a callable, got {type(fn).__name__} {fn!r}")
+    pardo = ParDo(CallableWrapperDoFn(fn, mode), *args, **kwargs)
+    pardo.kind_name = name
+    return pardo
+
+
+class _CallableParDo(ParDo):
+    def default_label(self) -> str:
+        return f"{self.kind_name}({self.fn.default_label()})"
+
+
+def Map(fn, *args, **kwargs):  # noqa: N802 - Beam's name
+    """One output per element: ``fn(element, *args)``."""
+    return _as_callable(_callable_pardo("Map", fn, "map", args, kwargs))
+
+
+def FlatMap(fn=None, *args, **kwargs):  # noqa: N802
+    """Zero or more outputs per element: every item of ``fn(element, *args)``."""
+    return _as_callable(_callable_pardo("FlatMap", fn if fn is not None else (lambda x: x),
+                                        "flat_map", args, kwargs))
+
+
+def Filter(fn, *args, **kwargs):  # noqa: N802
+    """The elements for which ``fn(element, *args)`` is true."""
+    return _as_callable(_callable_pardo("Filter", fn, "filter", args, kwargs))
+
+
+def MapTuple(fn, *args, **kwargs):  # noqa: N802
+    """``Map`` with the element's tuple unpacked into arguments."""
+    return _as_callable(_callable_pardo("MapTuple", lambda e, *a, **k: fn(*e, *a, **k),
+                                        "map", args, kwargs))
+
+
+def _as_callable(pardo):
+    pardo.__class__ = _CallableParDo
+    return pardo
+
+
+# -- windowing ----------------------------------------------------------------------------------
+
+
+class WindowInto(PrimitiveTransform):
+    """Assigns elements to windows and sets how groupings downstream fire (trigger etc.)."""
+
+    ir_kind = "assign_windows"
+
+    def __init__(self, windowfn, trigger=None, accumulation_mode=None, timestamp_combiner=None,
+                 allowed_lateness=0, evictor=None, allow_unsafe_triggers=False, label=None):
+        super().__init__(label)
+        from panes.window import WindowFn
+
+        if isinstance(windowfn, type):
+            raise PipelineConstructionError(
+                f"WindowInto needs a window function instance, got the class {windowfn.__name__}: "
+                f"write WindowInto({windowfn.__name__}(...))")
+        if not isinstance(windowfn, WindowFn):
+            raise PipelineConstructionError(
+                f"WindowInto needs a WindowFn such as FixedWindows(60), got {windowfn!r}")
+        self.strategy = _strategy(windowfn, trigger, accumulation_mode, timestamp_combiner,
+                                  allowed_lateness, evictor)
+        self.allow_unsafe_triggers = allow_unsafe_triggers
+
+    def default_label(self) -> str:
+        return f"WindowInto({type(self.strategy.window_fn).__name__})"
+
+    def expand(self, pcoll):
+        pcoll = require_pcollection(self, pcoll, _label_of(self))
+        return pcoll.pipeline.new_output(windowing=self.strategy, element_kind=pcoll.element_kind)
+
+    def ir_payload(self):
+        return {"window_fn": self.strategy.window_fn,
+                "allow_unsafe_triggers": self.allow_unsafe_triggers}
+
+
+def _strategy(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_lateness, evictor):
+    fields = {"window_fn": windowfn, "allowed_lateness": allowed_lateness}
+    if trigger is not None:
+        fields["trigger"] = trigger
+    if accumulation_mode is not None:
+        fields["accumulation_mode"] = accumulation_mode
+    if timestamp_combiner is not None:
+        fields["timestamp_combiner"] = timestamp_combiner
+    if evictor is not None:
+        fields["evictor"] = evictor
+    try:
+        return WindowingStrategy(**fields)
+    except TypeError as error:
+        raise PipelineConstructionError(f"WindowInto: {error}") from error
+
+
+# -- grouping -----------------------------------------------------------------------------------
+
+
+class _Grouping(PrimitiveTransform):
+    """Shared by GroupByKey and CombinePerKey: keyed input, optional late-data output."""
+
+    late_output = False
+
+    def with_late_output(self, tag: str = "late"):
+        """Also output elements dropped as too late, as the tagged output ``tag``
+        (Flink's ``sideOutputLateData``): ``result.main`` and ``result.late``."""
+        transform = _copy(self)
+        transform.late_output = tag
+        return transform
+
+    def expand(self, pcoll):
+        pcoll = require_pcollection(self, pcoll, _label_of(self))
+        if pcoll.element_kind == "not_kv":
+            raise PipelineConstructionError(
+                f"{type(self).__name__} '{_label_of(self)}' needs (key, value) pairs, but its input "
+                f"{pcoll} holds other elements; key them first, e.g. | WithKeys(fn) or "
+                f"| Map(lambda x: (key(x), x))")
+        pipeline = pcoll.pipeline
+        main = pipeline.new_output("main", pcoll.windowing, element_kind="kv")
+        if not self.late_output:
+            return main
+        late = pipeline.new_output(self.late_output, pcoll.windowing, element_kind="kv")
+        return DoOutputsTuple({"main": main, self.late_output: late})
+
+    def ir_payload(self):
+        return {"late_output": self.late_output or None}
+
+
+class GroupByKey(_Grouping):
+    """Groups ``(key, value)`` pairs per key and window into ``(key, [values])`` panes."""
+
+    ir_kind = "group_by_key"
+
+
+class CombinePerKey(_Grouping):
+    """Combines the values of each key and window with a CombineFn or a function like ``sum``."""
+
+    ir_kind = "combine_per_key"
+
+    def __init__(self, fn, *args, **kwargs):
+        super().__init__(kwargs.pop("label", None))
+        try:
+            self.fn = CombineFn.maybe_from_callable(fn)
+        except TypeError as error:
+            raise PipelineConstructionError(f"CombinePerKey: {error}") from error
+        if args or kwargs:
+            self.fn = _BoundCombineFn(self.fn, args, kwargs)
+
+    def default_label(self) -> str:
+        return f"CombinePerKey({self.fn.default_label()})"
+
+    def ir_payload(self):
+        return {"combine_fn": self.fn, **super().ir_payload()}
+
+
+class _BoundCombineFn(CombineFn):
+    """A CallableWrapperCombineFn with extra arguments bound (``CombinePerKey(fn, n)``)."""
+
+    def __init__(self, inner, args, kwargs):
+        from panes.transforms.combinefn import CallableWrapperCombineFn
+
+        if not isinstance(inner, CallableWrapperCombineFn):
+            raise PipelineConstructionError(
+                "extra arguments to a combine transform are only allowed with a plain function")
+        self.inner = CallableWrapperCombineFn(lambda values: inner.fn(values, *args, **kwargs))
+
+    def create_accumulator(self):
+        return self.inner.create_accumulator()
+
+    def add_input(self, accumulator, element):
+        return self.inner.add_input(accumulator, element)
+
+    def merge_accumulators(self, accumulators):
+        return self.inner.merge_accumulators(accumulators)
+
+    def extract_output(self, accumulator):
+        return self.inner.extract_output(accumulator)
+
+
+class CombineGlobally(PTransform):
+    """Combines all elements of each window into one; an empty global input gives the
+    combiner's empty result unless ``.without_defaults()``."""
+
+    def __init__(self, fn, *args, **kwargs):
+        super().__init__(kwargs.pop("label", None))
+        self.combine = CombinePerKey(fn, *args, **kwargs)
+        self.has_defaults = True
+
+    def default_label(self) -> str:
+        return f"CombineGlobally({self.combine.fn.default_label()})"
+
+    def without_defaults(self):
+        transform = _copy(self)
+        transform.has_defaults = False
+        return transform
+
+    def expand(self, pcoll):
+        pcoll = require_pcollection(self, pcoll, _label_of(self))
+        combined = (pcoll
+                    | "KeyWithNone" >> Map(lambda value: (None, value))
+                    | "CombinePerKey" >> self.combine
+                    | "UnKey" >> Map(lambda kv: kv[1]))
+        if not self.has_defaults or not pcoll.windowing.is_default():
+            return combined
+        fn = self.combine.fn
+        from panes.pvalue import AsList
+
+        return (pcoll.pipeline
+                | "DoOnce" >> Create([None])
+                | "InjectDefault" >> Map(lambda _, results: results[0] if results else fn.apply([]),
+                                         AsList(combined)))
+
+
+class CombineValues(PTransform):
+    """Combines the iterable value of each ``(key, values)`` element."""
+
+    def __init__(self, fn, *args, **kwargs):
+        super().__init__(kwargs.pop("label", None))
+        self.fn = CombinePerKey(fn, *args, **kwargs).fn
+
+    def expand(self, pcoll):
+        fn = self.fn
+        return pcoll | "Combine" >> Map(lambda kv: (kv[0], fn.apply(kv[1])))
+
+
+class Flatten(PrimitiveTransform):
+    """Merges several PCollections with the same windowing into one."""
+
+    ir_kind = "flatten"
+
+    def expand(self, pcolls):
+        if isinstance(pcolls, PCollection):
+            pcolls = (pcolls,)
+        if not isinstance(pcolls, (list, tuple)) or not pcolls:
+            raise PipelineConstructionError(
+                f"Flatten '{_label_of(self)}' takes a non-empty tuple or list of PCollections: "
+                f"(pc1, pc2) | Flatten()")
+        strategies = {repr(pc.windowing) for pc in pcolls}
+        if len(strategies) > 1:
+            raise PipelineConstructionError(
+                f"Flatten '{_label_of(self)}': inputs have different windowing strategies "
+                f"({', '.join(sorted(strategies))}); apply the same WindowInto to each first")
+        kinds = {pc.element_kind for pc in pcolls}
+        return pcolls[0].pipeline.new_output(
+            windowing=pcolls[0].windowing, element_kind=kinds.pop() if len(kinds) == 1 else "unknown")
+
+
+class Partition(PTransform):
+    """Splits a collection into ``n`` by ``fn(element, n, *args) -> index``."""
+
+    def __init__(self, fn, n: int, *args, **kwargs):
+        super().__init__(kwargs.pop("label", None))
+        if not isinstance(n, int) or n <= 0:
+            raise PipelineConstructionError(f"Partition needs a positive number of partitions, got {n!r}")
+        self.fn, self.n, self.args, self.kwargs = fn, n, args, kwargs
+
+    def expand(self, pcoll):
+        return tuple(pcoll | "Partition" >> ParDo(_PartitionDoFn(self.fn, self.n), *self.args,
+                                                   **self.kwargs).with_outputs(
+            *[str(i) for i in range(1, self.n)], main="0"))
+
+
+class _PartitionDoFn(DoFn):
+    def __init__(self, fn, n):
+        self.fn, self.n = fn, n
+
+    def process(self, element, *args, **kwargs):
+        from panes.pvalue import TaggedOutput
+
+        index = self.fn(element, self.n, *args, **kwargs)
+        if not isinstance(index, int) or not 0 <= index < self.n:
+            raise ValueError(f"partition function returned {index!r}, expected an int in [0, {self.n})")
+        yield TaggedOutput(str(index), element)
+
+
+class Reshuffle(PTransform):
+    """Redistributes elements (a fusion break on Spark); the elements are unchanged."""
+
+    def expand(self, pcoll):
+        return pcoll | "Identity" >> Map(lambda element: element)

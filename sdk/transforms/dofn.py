@@ -1,0 +1,64 @@
+"""DoFn: user code run once per element, with lifecycle hooks and parameters by default value."""
+
+from __future__ import annotations
+
+
+class _Param:
+    """A sentinel default value that asks the runner to pass something to ``process``."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"DoFn.{self.name}"
+
+    def __reduce__(self):
+        # Unpickles to the one sentinel, so ``is`` checks hold in workers.
+        return (_param, (self.name,))
+
+
+def _param(name: str) -> "_Param":
+    return getattr(DoFn, name)
+
+
+class DoFn:
+    """Per-element processing. Hooks, in the order a runner calls them: ``setup`` once per
+    instance, ``start_bundle`` before each bundle, ``process`` per element (and per window when
+    it asks for ``WindowParam``), ``finish_bundle`` after each bundle, ``teardown`` at the end."""
+
+    ElementParam = _Param("ElementParam")
+    TimestampParam = _Param("TimestampParam")
+    WindowParam = _Param("WindowParam")
+    PaneInfoParam = _Param("PaneInfoParam")
+
+    def setup(self):
+        pass
+
+    def start_bundle(self):
+        pass
+
+    def process(self, element, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must implement process()")
+
+    def finish_bundle(self):
+        pass
+
+    def teardown(self):
+        pass
+
+    def default_label(self) -> str:
+        return type(self).__name__
+
+
+class CallableWrapperDoFn(DoFn):
+    """Adapts a plain function for Map, FlatMap and Filter."""
+
+    def __init__(self, fn, mode: str):
+        self.fn = fn
+        self.mode = mode  # "map", "flat_map" or "filter"
+
+    def default_label(self) -> str:
+        return getattr(self.fn, "__name__", type(self.fn).__name__)
+
+    def process(self, element, *args, **kwargs):
+        raise AssertionError("CallableWrapperDoFn is invoked by the DoFn runner directly")

@@ -1,0 +1,89 @@
+"""PTransform: the unit of a pipeline, applied with ``|`` and labelled with ``>>``."""
+
+from __future__ import annotations
+
+import copy
+
+from panes.errors import PipelineConstructionError
+from panes.pvalue import PBegin, PCollection, PValue
+
+
+class PTransform:
+    """Turns input PValues into output PValues; composites override ``expand``."""
+
+    label: str | None = None
+
+    def __init__(self, label: str | None = None):
+        self.label = label
+
+    def default_label(self) -> str:
+        return type(self).__name__
+
+    def expand(self, input_or_inputs):
+        raise NotImplementedError(f"{type(self).__name__} must implement expand()")
+
+    def __rrshift__(self, label):
+        if not isinstance(label, str) or not label:
+            raise PipelineConstructionError(
+                f"a transform label must be a non-empty string, got {label!r}: "
+                f"write 'MyLabel' >> {type(self).__name__}(...)")
+        if "/" in label:
+            raise PipelineConstructionError(
+                f"transform label {label!r} contains '/', which separates nested labels; "
+                f"use another character")
+        labelled = copy.copy(self)
+        labelled.label = label
+        return labelled
+
+    def __ror__(self, left):
+        """``[pc1, pc2] | Flatten()`` and ``pipeline | Create(...)`` land here."""
+        pipeline = _pipeline_of(left, self)
+        return pipeline.apply(self, PBegin(pipeline) if left is pipeline else left)
+
+    def __or__(self, right):
+        raise PipelineConstructionError(
+            f"cannot chain {self.default_label()} | {type(right).__name__} before applying them "
+            f"to a PCollection: write pcoll | first | second")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.label or ''})"
+
+
+class PrimitiveTransform(PTransform):
+    """A transform that maps to one IR node; runners execute only these.
+
+    ``ir_kind`` names the node kind; ``ir_payload`` returns the node's data.
+    """
+
+    ir_kind = ""
+
+    def ir_payload(self) -> dict:
+        return {}
+
+
+def _pipeline_of(left, transform):
+    from panes.pipeline import Pipeline
+
+    if isinstance(left, Pipeline):
+        return left
+    if isinstance(left, PValue):
+        return left.pipeline
+    if isinstance(left, (list, tuple)) and left and all(isinstance(p, PCollection) for p in left):
+        pipelines = {id(p.pipeline) for p in left}
+        if len(pipelines) > 1:
+            raise PipelineConstructionError(
+                f"{transform.default_label()}: all inputs must belong to the same pipeline")
+        return left[0].pipeline
+    raise PipelineConstructionError(
+        f"{transform.default_label()} must be applied to a pipeline, a PCollection or a "
+        f"list of PCollections, not {type(left).__name__}")
+
+
+def require_pcollection(transform: PTransform, pvalue, label: str) -> PCollection:
+    """Checks that a transform that needs one input collection got one."""
+    if isinstance(pvalue, PCollection):
+        return pvalue
+    what = "the pipeline itself" if isinstance(pvalue, PBegin) else type(pvalue).__name__
+    raise PipelineConstructionError(
+        f"{type(transform).__name__} '{label}' must be applied to a PCollection, not {what}; "
+        f"start with p | Create(...) or a Read transform")

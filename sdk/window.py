@@ -1,0 +1,271 @@
+"""Windows, window functions, panes and windowed values.
+
+Window functions are immutable data: the IR stores their fields, never a pickle (only a user's
+own ``WindowFn`` subclass is pickled). Their ``assign``/``merge`` methods are pure functions of
+the element's timestamp, so every runner assigns windows identically.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Iterable, NamedTuple
+
+from panes.timestamp import (
+    GLOBAL_WINDOW_MAX_TIMESTAMP,
+    MAX_TIMESTAMP,
+    MIN_TIMESTAMP,
+    Duration,
+    Timestamp,
+    to_micros,
+)
+
+__all__ = [
+    "BoundedWindow", "IntervalWindow", "GlobalWindow", "GLOBAL_WINDOW",
+    "WindowFn", "NonMergingWindowFn", "GlobalWindows", "FixedWindows", "SlidingWindows",
+    "Sessions", "TimestampCombiner", "PaneInfo", "PaneInfoTiming", "WindowedValue",
+    "TimestampedValue", "Timestamp", "Duration", "MIN_TIMESTAMP", "MAX_TIMESTAMP",
+]
+
+
+class BoundedWindow:
+    """A window: every element in it has a timestamp at most ``max_timestamp()``."""
+
+    def max_timestamp(self) -> int:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class IntervalWindow(BoundedWindow):
+    """The half-open interval ``[start, end)`` of event time, in micros."""
+
+    start: int
+    end: int
+
+    def max_timestamp(self) -> int:
+        return self.end - 1
+
+    def intersects(self, other: "IntervalWindow") -> bool:
+        return self.start < other.end and other.start < self.end
+
+    def span(self, other: "IntervalWindow") -> "IntervalWindow":
+        return IntervalWindow(min(self.start, other.start), max(self.end, other.end))
+
+    def __repr__(self) -> str:
+        return f"[{self.start / 1e6:g}s, {self.end / 1e6:g}s)"
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class GlobalWindow(BoundedWindow):
+    """The single window that holds all of event time."""
+
+    def max_timestamp(self) -> int:
+        return GLOBAL_WINDOW_MAX_TIMESTAMP
+
+    def __repr__(self) -> str:
+        return "GlobalWindow"
+
+
+GLOBAL_WINDOW = GlobalWindow()
+
+
+class TimestampCombiner(enum.Enum):
+    """How the output timestamp of a pane is derived from its inputs' timestamps."""
+
+    OUTPUT_AT_EOW = "end_of_window"
+    OUTPUT_AT_EARLIEST = "earliest"
+    OUTPUT_AT_LATEST = "latest"
+
+
+class PaneInfoTiming(enum.Enum):
+    EARLY = "EARLY"
+    ON_TIME = "ON_TIME"
+    LATE = "LATE"
+    UNKNOWN = "UNKNOWN"
+
+
+class PaneInfo(NamedTuple):
+    """One firing of one window: its timing, its index, and whether it is the first/last."""
+
+    is_first: bool
+    is_last: bool
+    timing: PaneInfoTiming
+    index: int
+    nonspeculative_index: int
+
+    def __repr__(self) -> str:
+        flags = ("first " if self.is_first else "") + ("last " if self.is_last else "")
+        return (f"Pane({flags}{self.timing.value} index={self.index} "
+                f"nonspeculative={self.nonspeculative_index})")
+
+
+PANE_NO_FIRING = PaneInfo(True, True, PaneInfoTiming.UNKNOWN, 0, 0)
+
+
+class WindowedValue(NamedTuple):
+    """An element as runners carry it: value, event time (micros), windows and pane."""
+
+    value: Any
+    timestamp: int
+    windows: tuple
+    pane: PaneInfo = PANE_NO_FIRING
+
+    def with_value(self, value) -> "WindowedValue":
+        return WindowedValue(value, self.timestamp, self.windows, self.pane)
+
+
+class TimestampedValue:
+    """Returned from a ``Map``/``DoFn`` to give an element an event time (seconds or Timestamp)."""
+
+    __slots__ = ("value", "timestamp")
+
+    def __init__(self, value, timestamp):
+        self.value = value
+        self.timestamp = to_micros(timestamp)
+
+    def __eq__(self, other):
+        return (isinstance(other, TimestampedValue)
+                and (self.value, self.timestamp) == (other.value, other.timestamp))
+
+    def __hash__(self):
+        return hash((self.value, self.timestamp))
+
+    def __repr__(self) -> str:
+        return f"TimestampedValue({self.value!r}, {self.timestamp / 1e6:g}s)"
+
+
+class AssignContext:
+    """What ``WindowFn.assign`` sees of an element (Beam's ``WindowFn.AssignContext``)."""
+
+    __slots__ = ("timestamp", "element", "window")
+
+    def __init__(self, timestamp: int, element=None, window=None):
+        self.timestamp = timestamp
+        self.element = element
+        self.window = window
+
+
+class MergeContext:
+    """Collects the merges a merging ``WindowFn`` decides (Beam's ``WindowFn.MergeContext``)."""
+
+    def __init__(self, windows: Iterable):
+        self.windows = list(windows)
+        self.merges: list[tuple[tuple, Any]] = []
+
+    def merge(self, to_be_merged, merge_result) -> None:
+        self.merges.append((tuple(to_be_merged), merge_result))
+
+
+class WindowFn:
+    """Assigns elements to windows; subclass it (with ``assign`` and ``merge``) for custom ones."""
+
+    def assign(self, context: AssignContext) -> list:
+        raise NotImplementedError
+
+    def merge(self, merge_context: MergeContext) -> None:
+        """Merging window functions call ``merge_context.merge`` for each merge."""
+
+    def is_merging(self) -> bool:
+        return type(self).merge is not WindowFn.merge
+
+    def assign_timestamp(self, timestamp: int) -> list:
+        return self.assign(AssignContext(timestamp))
+
+    def get_window_coder(self):
+        return None
+
+
+class NonMergingWindowFn(WindowFn):
+    """Base for custom window functions that never merge."""
+
+
+def as_duration(obj, name: str) -> int:
+    """Coerces the frozen dataclass field ``name`` (seconds, timedelta or Duration) to a
+    ``Duration`` (idempotent, so ``dataclasses.replace`` is safe) and returns its micros."""
+    duration = Duration.of(getattr(obj, name))
+    object.__setattr__(obj, name, duration)
+    return duration.micros
+
+
+@dataclass(frozen=True)
+class GlobalWindows(WindowFn):
+    """Every element in the one global window (the default)."""
+
+    def assign(self, context):
+        return [GLOBAL_WINDOW]
+
+
+@dataclass(frozen=True)
+class FixedWindows(WindowFn):
+    """Tumbling windows of ``size``; ``offset`` shifts their start (e.g. -8 h for UTC+8 days)."""
+
+    size: Duration
+    offset: Duration = Duration(0)
+
+    def __post_init__(self):
+        size = as_duration(self, "size")
+        offset = as_duration(self, "offset")
+        if size <= 0:
+            raise ValueError(f"FixedWindows size must be positive, got {self.size}")
+        object.__setattr__(self, "offset", Duration(micros=offset % size))
+
+    def assign(self, context):
+        size = self.size.micros
+        start = context.timestamp - (context.timestamp - self.offset.micros) % size
+        return [IntervalWindow(start, start + size)]
+
+
+@dataclass(frozen=True)
+class SlidingWindows(WindowFn):
+    """Windows of ``size`` starting every ``period``; an element falls into size/period of them."""
+
+    size: Duration
+    period: Duration
+    offset: Duration = Duration(0)
+
+    def __post_init__(self):
+        size, period = as_duration(self, "size"), as_duration(self, "period")
+        offset = as_duration(self, "offset")
+        if size <= 0 or period <= 0:
+            raise ValueError(
+                f"SlidingWindows needs a positive size and period, got {self.size}/{self.period}")
+        object.__setattr__(self, "offset", Duration(micros=offset % period))
+
+    def assign(self, context):
+        ts, size, period = context.timestamp, self.size.micros, self.period.micros
+        last_start = ts - (ts - self.offset.micros) % period
+        return [IntervalWindow(start, start + size)
+                for start in range(last_start, ts - size, -period)]
+
+
+@dataclass(frozen=True)
+class Sessions(WindowFn):
+    """Per-key sessions: activity separated by at least ``gap_size`` of silence (merging)."""
+
+    gap_size: Duration
+
+    def __post_init__(self):
+        if as_duration(self, "gap_size") <= 0:
+            raise ValueError(f"Sessions gap must be positive, got {self.gap_size}")
+
+    def assign(self, context):
+        return [IntervalWindow(context.timestamp, context.timestamp + self.gap_size.micros)]
+
+    def merge(self, merge_context):
+        merge_overlapping_intervals(merge_context)
+
+
+def merge_overlapping_intervals(merge_context: MergeContext) -> None:
+    """Merges every group of intersecting interval windows into their span."""
+    group: list = []
+    span = None
+    for window in sorted(merge_context.windows):
+        if span is not None and window.start < span.end:
+            group.append(window)
+            span = span.span(window)
+            continue
+        if len(group) > 1:
+            merge_context.merge(group, span)
+        group, span = [window], window
+    if len(group) > 1:
+        merge_context.merge(group, span)
