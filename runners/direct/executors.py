@@ -10,7 +10,9 @@ from panes.testing.test_stream import ELEMENTS, WATERMARK
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
-from panes.window import GLOBAL_WINDOW, TimestampedValue, WindowedValue
+from panes.transforms.source_element import source_element
+from panes.watermark import generate_watermarks
+from panes.window import GLOBAL_WINDOW, WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.driver import LATE, MAIN, WindowingDriver
 from panes.runners.direct.stream import Bundle, END_STEP, FIRST_STEP, Watermark, by_step, elements_of
@@ -18,19 +20,27 @@ from panes.runners.direct.stream import Bundle, END_STEP, FIRST_STEP, Watermark,
 DROPPED_LATE = MetricName("panes", "dropped_late_data")
 
 
-def _bounded(elements) -> list:
-    """A bounded source's stream: everything in one bundle, then the watermark to +inf."""
-    return [Bundle(FIRST_STEP, elements), Watermark(END_STEP, MAX_TIMESTAMP)]
-
-
-def _timestamped(value) -> WindowedValue:
-    if isinstance(value, TimestampedValue):
-        return WindowedValue(value.value, value.timestamp, (GLOBAL_WINDOW,))
-    return WindowedValue(value, MIN_TIMESTAMP, (GLOBAL_WINDOW,))
+def _source_stream(node, records) -> list:
+    """A bounded source's stream: Beam batch (one bundle, then the watermark to +inf), or with a
+    watermark strategy one bundle per record, each followed by the watermark it yields."""
+    payload = lift({k: node.payload.get(k) for k in ("watermark", "timestamp_fn")})
+    elements = [source_element(node.id, record, payload["timestamp_fn"]) for record in records]
+    strategy = payload["watermark"]
+    if strategy is None:
+        return [Bundle(FIRST_STEP, elements), Watermark(END_STEP, MAX_TIMESTAMP)]
+    stream, current = [], MIN_TIMESTAMP
+    watermarks = generate_watermarks([wv.timestamp for wv in elements], strategy)
+    for step, (element, watermark) in enumerate(zip(elements, watermarks), start=FIRST_STEP + 1):
+        stream.append(Bundle(step, [element]))
+        if watermark != current:
+            current = watermark
+            stream.append(Watermark(step, watermark))
+    stream.append(Watermark(END_STEP, MAX_TIMESTAMP))
+    return stream
 
 
 def run_create(node, inputs, ctx):
-    return {"main": _bounded([_timestamped(v) for v in lift(node.payload["values"])])}
+    return {"main": _source_stream(node, lift(node.payload["values"]))}
 
 
 def run_read(node, inputs, ctx):
@@ -39,7 +49,7 @@ def run_read(node, inputs, ctx):
         records = list(source.read_records())
     except OSError as error:
         raise UserCodeError(node.id, None, error) from error
-    return {"main": _bounded([_timestamped(v) for v in records])}
+    return {"main": _source_stream(node, records)}
 
 
 def run_test_stream(node, inputs, ctx):

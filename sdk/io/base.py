@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
 from panes.pvalue import PBegin, PDone
-from panes.transforms.ptransform import PrimitiveTransform, require_pcollection
+from panes.transforms.ptransform import PrimitiveTransform, SourceTransform, require_pcollection
 from panes.windowing.strategy import WindowingStrategy
 
 
@@ -27,7 +27,7 @@ class Sink:
         raise NotImplementedError
 
 
-class Read(PrimitiveTransform):
+class Read(SourceTransform):
     """Reads a bounded source."""
 
     ir_kind = "read"
@@ -48,7 +48,7 @@ class Read(PrimitiveTransform):
         return pbegin.pipeline.new_output(windowing=WindowingStrategy())
 
     def ir_payload(self):
-        return {"source": self.source}
+        return {"source": self.source, **self.source_timing()}
 
 
 class Write(PrimitiveTransform):

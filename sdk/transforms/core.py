@@ -6,7 +6,9 @@ from panes.errors import PipelineConstructionError
 from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
-from panes.transforms.ptransform import PTransform, PrimitiveTransform, require_pcollection
+from panes.transforms.ptransform import (
+    PTransform, PrimitiveTransform, SourceTransform, require_pcollection,
+)
 from panes.window import TimestampedValue
 from panes.windowing.strategy import WindowingStrategy
 
@@ -19,7 +21,7 @@ def _label_of(transform) -> str:
 # -- sources ------------------------------------------------------------------------------------
 
 
-class Create(PrimitiveTransform):
+class Create(SourceTransform):
     """A bounded collection of the given values (``TimestampedValue`` sets an element's time)."""
 
     ir_kind = "create"
@@ -43,7 +45,7 @@ class Create(PrimitiveTransform):
                                           element_kind="kv" if is_kv else "not_kv")
 
     def ir_payload(self):
-        return {"values": self.values}
+        return {"values": self.values, **self.source_timing()}
 
 
 # -- ParDo and its function-based forms ---------------------------------------------------------

@@ -61,6 +61,39 @@ class PrimitiveTransform(PTransform):
         return {}
 
 
+class SourceTransform(PrimitiveTransform):
+    """A primitive that starts a pipeline from bounded data.
+
+    Without a watermark strategy it is Beam batch: all records are one bundle and the watermark
+    jumps to +inf at the end. ``with_watermarks`` makes it a replayable stream instead: each
+    record is a bundle in arrival order, followed by the watermark the strategy derives.
+    """
+
+    watermark = None
+    timestamp_fn = None
+
+    def with_watermarks(self, strategy, timestamp_fn=None):
+        """Reads record at a time under ``strategy`` (a ``panes.watermark.WatermarkStrategy``);
+        ``timestamp_fn(record)`` gives each record's event time (seconds, datetime, Timestamp)."""
+        from panes.watermark import WatermarkStrategy
+
+        if not isinstance(strategy, WatermarkStrategy):
+            raise PipelineConstructionError(
+                f"{self.default_label()}.with_watermarks needs a WatermarkStrategy, e.g. "
+                f"WatermarkStrategy.for_bounded_out_of_orderness(5), got {strategy!r}")
+        if timestamp_fn is not None and not callable(timestamp_fn):
+            raise PipelineConstructionError(
+                f"{self.default_label()}.with_watermarks: timestamp_fn must be callable, "
+                f"got {timestamp_fn!r}")
+        transform = copy.copy(self)
+        transform.watermark = strategy
+        transform.timestamp_fn = timestamp_fn
+        return transform
+
+    def source_timing(self) -> dict:
+        return {"watermark": self.watermark, "timestamp_fn": self.timestamp_fn}
+
+
 def _pipeline_of(left, transform):
     from panes.pipeline import Pipeline
 

@@ -1,0 +1,22 @@
+"""How a source record becomes a windowed element (shared by every runner)."""
+
+from __future__ import annotations
+
+from panes.errors import UserCodeError
+from panes.timestamp import MIN_TIMESTAMP, to_micros
+from panes.window import GLOBAL_WINDOW, TimestampedValue, WindowedValue
+
+
+def source_element(label: str, record, timestamp_fn=None) -> WindowedValue:
+    """The record in the global window, at its ``TimestampedValue`` time, ``timestamp_fn(record)``
+    or -inf (Beam's timestamp for elements of a bounded source)."""
+    if isinstance(record, TimestampedValue):
+        value, timestamp = record.value, record.timestamp
+    else:
+        value, timestamp = record, MIN_TIMESTAMP
+    if timestamp_fn is not None:
+        try:
+            timestamp = to_micros(timestamp_fn(value))
+        except Exception as error:
+            raise UserCodeError(label, value, error) from error
+    return WindowedValue(value, timestamp, (GLOBAL_WINDOW,))
