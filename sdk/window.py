@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple, Optional
 
 from panes.timestamp import (
     GLOBAL_WINDOW_MAX_TIMESTAMP,
@@ -23,7 +23,7 @@ from panes.timestamp import (
 __all__ = [
     "BoundedWindow", "IntervalWindow", "GlobalWindow", "GLOBAL_WINDOW",
     "WindowFn", "NonMergingWindowFn", "GlobalWindows", "FixedWindows", "SlidingWindows",
-    "Sessions", "TimestampCombiner", "PaneInfo", "PaneInfoTiming", "WindowedValue",
+    "Sessions", "CountWindows", "TimestampCombiner", "PaneInfo", "PaneInfoTiming", "WindowedValue",
     "TimestampedValue", "Timestamp", "Duration", "MIN_TIMESTAMP", "MAX_TIMESTAMP",
 ]
 
@@ -253,6 +253,32 @@ class Sessions(WindowFn):
 
     def merge(self, merge_context):
         merge_overlapping_intervals(merge_context)
+
+
+@dataclass(frozen=True)
+class CountWindows(WindowFn):
+    """Per-key windows by element count, in arrival order (Storm, Flink ``countWindow``).
+
+    Tumbling ``CountWindows(n)``: a pane every ``n`` elements, holding those ``n``. Sliding
+    ``CountWindows(n, slide)``: a pane every ``slide`` elements, holding the last ``n``. Elements
+    go to the global window; the windowing core supplies Flink's trigger and evictor
+    (``PurgingTrigger(CountTrigger(n))``, or ``CountTrigger(slide)`` with ``CountEvictor(n)``)
+    unless ``WindowInto`` names its own. Leftover elements are purged at the end, as in Flink.
+    """
+
+    size: int
+    slide: Optional[int] = None
+
+    def __post_init__(self):
+        for name in ("size", "slide"):
+            value = getattr(self, name)
+            if value is None and name == "slide":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"CountWindows {name} must be a positive integer, got {value!r}")
+
+    def assign(self, context):
+        return [GLOBAL_WINDOW]
 
 
 def merge_overlapping_intervals(merge_context: MergeContext) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
-from panes.metrics import MetricName
 from panes.testing.capture import CaptureSink
 from panes.testing.test_stream import ELEMENTS, WATERMARK
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -17,7 +16,6 @@ from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.driver import LATE, MAIN, WindowingDriver
 from panes.runners.direct.stream import Bundle, END_STEP, FIRST_STEP, Watermark, by_step, elements_of
 
-DROPPED_LATE = MetricName("panes", "dropped_late_data")
 
 
 def _source_stream(node, records) -> list:
@@ -140,8 +138,7 @@ def _run_grouping(node, inputs, ctx, aggregation):
                 output_watermark = driver.output_watermark()
                 main.append(Watermark(step, output_watermark))
                 late.append(Watermark(step, output_watermark))
-    if driver.dropped_late:
-        ctx.metrics.inc(node.id, DROPPED_LATE, driver.dropped_late)
+    driver.counters.report(ctx.metrics, node.id)
     outputs = {"main": main}
     if node.payload.get("late_output"):
         outputs[node.payload["late_output"]] = late

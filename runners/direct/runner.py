@@ -40,8 +40,10 @@ class ExecutionContext:
 
 
 def _processing_time_timeline(ir) -> list:
-    """The virtual processing-time clock: TestStream advances, then the end of input."""
-    timeline, now = [], 0
+    """The virtual processing-time clock: 0 before any input, TestStream advances, then the
+    end of input."""
+    now = 0
+    timeline = [ProcessingTime(FIRST_STEP - 1, now)]
     for node in ir.nodes.values():
         if node.kind != "test_stream":
             continue

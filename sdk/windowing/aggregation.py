@@ -1,4 +1,8 @@
-"""What a grouping keeps per key and window: a buffer of values, or a combiner's accumulator."""
+"""What a grouping keeps per key and window: a buffer of values, or a combiner's accumulator.
+
+``add`` also receives the element's timestamp and arrival number, which only the evicting
+buffer (``panes.windowing.evicting``) keeps.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ class BufferAggregation:
     def create(self):
         return []
 
-    def add(self, accumulator, value):
+    def add(self, accumulator, value, timestamp=None, arrival=None):
         accumulator.append(value)
         return accumulator
 
@@ -29,7 +33,7 @@ class CombineFnAggregation:
     def create(self):
         return self.combine_fn.create_accumulator()
 
-    def add(self, accumulator, value):
+    def add(self, accumulator, value, timestamp=None, arrival=None):
         return self.combine_fn.add_input(accumulator, value)
 
     def merge(self, accumulators):

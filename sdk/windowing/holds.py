@@ -1,0 +1,91 @@
+"""Watermark holds of one window (Beam's ``WatermarkHold``): what keeps a grouping's output
+watermark from passing a pane that is still to be emitted, and that pane's output timestamp.
+
+An element places an *element hold* at its output time (the end of the window for
+OUTPUT_AT_EOW, else its timestamp; holds combine by min, or max for OUTPUT_AT_LATEST) when the
+hold is not already behind the output watermark and the window's end is not behind the input
+watermark. Otherwise it places a *garbage-collection hold* at the window's GC time, so its late
+pane still counts downstream. A pane's output timestamp is the earliest hold, clipped to the
+end of the window; emitting releases the holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from panes.timestamp import MIN_TIMESTAMP
+from panes.window import TimestampCombiner
+
+
+@dataclass
+class Holds:
+    element: Optional[int] = None
+    garbage_collection: Optional[int] = None
+
+    def earliest(self) -> Optional[int]:
+        present = [h for h in (self.element, self.garbage_collection) if h is not None]
+        return min(present) if present else None
+
+
+def _output_time(combiner: TimestampCombiner, window, timestamp: int) -> int:
+    if combiner == TimestampCombiner.OUTPUT_AT_EOW:
+        return window.max_timestamp()
+    return timestamp
+
+
+def _combine(combiner: TimestampCombiner, left: Optional[int], right: int) -> int:
+    if left is None:
+        return right
+    return max(left, right) if combiner == TimestampCombiner.OUTPUT_AT_LATEST else min(left, right)
+
+
+def add_element_hold(holds: Holds, combiner, window, timestamp: int, input_watermark: int,
+                     output_watermark: int) -> Optional[int]:
+    """Places the element hold if the output watermark can still respect it; returns it."""
+    hold = _output_time(combiner, window, timestamp)
+    if hold < output_watermark or window.max_timestamp() < input_watermark:
+        return None
+    holds.element = _combine(combiner, holds.element, hold)
+    return hold
+
+
+def add_garbage_collection_hold(holds: Holds, gc_time: int, input_watermark: int) -> Optional[int]:
+    if gc_time < input_watermark:
+        return None
+    holds.garbage_collection = (gc_time if holds.garbage_collection is None
+                                else min(holds.garbage_collection, gc_time))
+    return gc_time
+
+
+def add_holds(holds: Holds, combiner, window, timestamp: int, gc_time: int,
+              input_watermark: int, output_watermark: int) -> Optional[int]:
+    """Holds for one arriving element: the element hold, else the garbage-collection hold."""
+    hold = add_element_hold(holds, combiner, window, timestamp, input_watermark, output_watermark)
+    if hold is None:
+        hold = add_garbage_collection_hold(holds, gc_time, input_watermark)
+    return hold
+
+
+def merge_holds(sources: list, combiner, window, gc_time: int, input_watermark: int,
+                output_watermark: int) -> Holds:
+    """The holds of a window that ``sources`` (the merged windows' holds) merge into."""
+    merged = Holds()
+    if combiner == TimestampCombiner.OUTPUT_AT_EOW:
+        add_element_hold(merged, combiner, window, MIN_TIMESTAMP, input_watermark,
+                         output_watermark)
+    else:
+        for source in sources:
+            if source.element is not None:
+                merged.element = _combine(combiner, merged.element, source.element)
+    add_garbage_collection_hold(merged, gc_time, input_watermark)
+    return merged
+
+
+def extract_and_release(holds: Holds, window) -> int:
+    """The output timestamp of the pane being emitted; clears the holds."""
+    output = holds.earliest()
+    if output is None or output > window.max_timestamp():
+        output = window.max_timestamp()
+    holds.element = holds.garbage_collection = None
+    return output

@@ -1,0 +1,290 @@
+"""One key's windows through bundles and clock advances (Beam's Java ``ReduceFnRunner``).
+
+For each bundle: drop windows beyond allowed lateness (tag ``late``), merge windows, add every
+element to its windows (holds, contents, trigger), then emit the windows whose trigger is ready
+(Flink-family triggers: after each element instead). Timers fire in time order: a window's
+end-of-window timer may fire the trigger, and its garbage-collection timer (end of window +
+allowed lateness) ends it: Beam emits a final pane of unfired contents, Flink purges them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.trigger import AccumulationMode
+from panes.window import PANE_NO_FIRING, PaneInfo, PaneInfoTiming, WindowedValue
+from panes.windowing import holds as hold_rules
+from panes.windowing.evicting import EvictingAggregation
+from panes.windowing.machines.base import TriggerContext, TriggerState
+from panes.windowing.merging import merge_windows
+from panes.windowing.panes import next_pane
+from panes.windowing.strategy import Cleanup, effective_windowing
+from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME, TimerQueue
+from panes.windowing.trigger_machine import TriggerRunner
+
+MAIN = "main"
+LATE = "late"
+
+
+@dataclass
+class WindowState:
+    """Everything kept for one window of one key. A closed window (its trigger finished) keeps
+    only ``closed`` until garbage collection, so late elements for it are recognised."""
+
+    contents: Any
+    trigger: TriggerState = field(default_factory=TriggerState)
+    holds: hold_rules.Holds = field(default_factory=hold_rules.Holds)
+    pane: Optional[PaneInfo] = None  # the last pane emitted
+    has_new_elements: bool = False  # since the last pane (Beam's NonEmptyPanes)
+    size: int = 0  # elements in ``contents``
+    unfired: int = 0  # elements that no pane has included yet
+    closed: bool = False
+
+
+class Counters:
+    """What a driver counts: elements dropped as too late, elements dropped because their
+    window's trigger had finished, and unfired elements purged at Flink-style clean-up."""
+
+    def __init__(self):
+        self.dropped_late = 0
+        self.dropped_closed = 0
+        self.purged_unfired = 0
+
+    def report(self, metrics, step: str) -> None:
+        """Adds the non-zero counts to ``metrics`` as ``panes`` counters of ``step``, so that no
+        element disappears without a trace."""
+        from panes.metrics import MetricName
+
+        for name in ("dropped_late", "dropped_closed", "purged_unfired"):
+            if getattr(self, name):
+                metrics.inc(step, MetricName("panes", name), getattr(self, name))
+
+
+def garbage_collection_time(window, allowed_lateness: int) -> int:
+    """When a window's state is dropped: its end plus allowed lateness, capped at the end of
+    the global window."""
+    if window.max_timestamp() > GLOBAL_WINDOW_MAX_TIMESTAMP - allowed_lateness:
+        return GLOBAL_WINDOW_MAX_TIMESTAMP
+    return window.max_timestamp() + allowed_lateness
+
+
+class KeyDriver:
+    """The windowing state of one key, with its own clocks and timers."""
+
+    def __init__(self, key, strategy, aggregation, counters: Optional[Counters] = None):
+        self.key = key
+        self.strategy = strategy
+        self.effective = effective_windowing(strategy)
+        self.contents = (aggregation if self.effective.evictor is None
+                         else EvictingAggregation(aggregation, self.effective.evictor))
+        self.trigger = TriggerRunner(self.effective.trigger)
+        self.counters = counters or Counters()
+        self.lateness = strategy.allowed_lateness.micros
+        self.is_merging = strategy.window_fn.is_merging()
+        self.input_watermark = MIN_TIMESTAMP
+        self.processing_time = MIN_TIMESTAMP
+        self.windows: dict = {}
+        self.timers = TimerQueue()
+        self._arrivals = 0
+        self._pane_output_watermark = MIN_TIMESTAMP  # the output watermark during this call
+
+    # -- the driver's four operations ----------------------------------------------------------
+
+    def process_bundle(self, values: list) -> list:
+        """One bundle of this key's ``WindowedValue``s; returns ``(tag, WindowedValue)``s."""
+        self._pane_output_watermark = self.output_watermark()
+        emissions: list = []
+        on_time = [self._drop_expired(wv, emissions) for wv in values]
+        on_time = [wv for wv in on_time if wv is not None]
+        groups = [[wv] for wv in on_time] if self.effective.per_element else [on_time]
+        for group in groups:
+            if group:
+                self._process_elements(group, emissions)
+        return emissions
+
+    def advance_input_watermark(self, watermark: int) -> list:
+        self._pane_output_watermark = self.output_watermark()
+        self.input_watermark = max(self.input_watermark, watermark)
+        return self._fire_timers(EVENT_TIME, self.input_watermark)
+
+    def advance_processing_time(self, time: int) -> list:
+        self._pane_output_watermark = self.output_watermark()
+        self.processing_time = max(self.processing_time, time)
+        return self._fire_timers(PROCESSING_TIME, self.processing_time)
+
+    def output_watermark(self) -> int:
+        """The input watermark held back by this key's pending holds."""
+        holds = [s.holds.earliest() for s in self.windows.values()]
+        holds = [h for h in holds if h is not None]
+        return min([self.input_watermark, *holds])
+
+    def min_hold(self) -> Optional[int]:
+        holds = [h for h in (s.holds.earliest() for s in self.windows.values()) if h is not None]
+        return min(holds) if holds else None
+
+    def is_empty(self) -> bool:
+        return not self.windows
+
+    # -- elements -------------------------------------------------------------------------------
+
+    def _drop_expired(self, wv: WindowedValue, emissions: list) -> Optional[WindowedValue]:
+        """Drops the windows an element is too late for (Beam's LateDataDroppingDoFnRunner)."""
+        kept = []
+        for window in wv.windows:
+            if garbage_collection_time(window, self.lateness) < self.input_watermark:
+                self.counters.dropped_late += 1
+                emissions.append((LATE, WindowedValue(
+                    (self.key, wv.value), wv.timestamp, (window,), PANE_NO_FIRING)))
+            else:
+                kept.append(window)
+        return WindowedValue(wv.value, wv.timestamp, tuple(kept), wv.pane) if kept else None
+
+    def _process_elements(self, values: list, emissions: list) -> None:
+        windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
+        merged_into = self._merge(windows) if self.is_merging else {}
+        targets = list(dict.fromkeys(merged_into.get(w, w) for w in windows))
+        to_consider = [w for w in targets if not self._is_closed(w)]
+        for wv in values:
+            for window in dict.fromkeys(merged_into.get(w, w) for w in wv.windows):
+                self._process_element(window, wv)
+        for window in to_consider:
+            state = self.windows.get(window)
+            if state is not None and not state.closed and self.trigger.should_fire(
+                    self._context(window, state)):
+                self._emit(window, state, emissions)
+
+    def _is_closed(self, window) -> bool:
+        state = self.windows.get(window)
+        return state is not None and state.closed
+
+    def _process_element(self, window, wv: WindowedValue) -> None:
+        state = self.windows.get(window)
+        if state is not None and state.closed:
+            self.counters.dropped_closed += 1
+            return
+        if state is None:
+            state = self.windows[window] = WindowState(self.contents.create())
+        state.has_new_elements = True
+        self._schedule_end_of_window_or_gc(window)
+        hold_rules.add_holds(state.holds, self.strategy.timestamp_combiner, window,
+                             wv.timestamp, self._gc_time(window), self.input_watermark,
+                             self._pane_output_watermark)
+        self._arrivals += 1
+        state.contents = self.contents.add(state.contents, wv.value, wv.timestamp, self._arrivals)
+        state.size += 1
+        state.unfired += 1
+        self.trigger.on_element(self._context(window, state, element=wv.value,
+                                              timestamp=wv.timestamp))
+
+    def _merge(self, windows: list) -> dict:
+        """Merges this bundle's new windows with the active ones; returns window -> result."""
+        active = [w for w, s in self.windows.items() if not s.closed]
+        new = [w for w in windows if w not in self.windows or self.windows[w].closed]
+        merged_into = {}
+        for sources, result in merge_windows(self.strategy.window_fn, active, new):
+            for window in sources:
+                merged_into[window] = result
+            self._merge_state([w for w in sources if w in active], result)
+        return merged_into
+
+    def _merge_state(self, active_sources: list, result) -> None:
+        states = [self.windows[w] for w in active_sources]
+        prior = self.windows.get(result) if result in active_sources else None
+        merged = WindowState(self.contents.merge([s.contents for s in states]) if states
+                             else self.contents.create())
+        merged.holds = hold_rules.merge_holds(
+            [s.holds for s in states], self.strategy.timestamp_combiner, result,
+            self._gc_time(result), self.input_watermark, self._pane_output_watermark)
+        merged.has_new_elements = any(s.has_new_elements for s in states)
+        merged.size = sum(s.size for s in states)
+        merged.unfired = sum(s.unfired for s in states)
+        merged.pane = prior.pane if prior is not None else None
+        merged.trigger = TriggerState(finished=set(prior.trigger.finished) if prior else set())
+        for window in active_sources:
+            if window != result:
+                self.timers.delete_window(window)
+                del self.windows[window]
+        self.windows[result] = merged
+        if states:
+            self.trigger.on_merge(self._context(result, merged,
+                                                merging=tuple(s.trigger for s in states)))
+
+    # -- timers ---------------------------------------------------------------------------------
+
+    def _gc_time(self, window) -> int:
+        return garbage_collection_time(window, self.lateness)
+
+    def _schedule_end_of_window_or_gc(self, window) -> None:
+        end = window.max_timestamp()
+        self.timers.set(window, self._gc_time(window) if end < self.input_watermark else end,
+                        EVENT_TIME)
+
+    def _fire_timers(self, domain: str, clock: int) -> list:
+        emissions: list = []
+        while (due := self.timers.pop_due(domain, clock)) is not None:
+            window, time = due
+            state = self.windows.get(window)
+            if state is None:
+                continue
+            if domain == EVENT_TIME and time >= self._gc_time(window):
+                self._garbage_collect(window, state, emissions)
+                continue
+            if not state.closed and self.trigger.should_fire(self._context(window, state)):
+                self._emit(window, state, emissions)
+            if domain == EVENT_TIME and time == window.max_timestamp():
+                self.timers.set(window, self._gc_time(window), EVENT_TIME)
+        return emissions
+
+    def _garbage_collect(self, window, state: WindowState, emissions: list) -> None:
+        """The window's last moment: Beam emits a final pane, Flink fires if its trigger says
+        so and purges the rest."""
+        if not state.closed:
+            if self.effective.cleanup == Cleanup.BEAM:
+                self._on_trigger(window, state, is_final=True, emissions=emissions)
+            else:
+                if self.trigger.should_fire(self._context(window, state)):
+                    self._emit(window, state, emissions)
+                self.counters.purged_unfired += state.unfired
+        self.timers.delete_window(window)
+        del self.windows[window]
+
+    # -- firing ---------------------------------------------------------------------------------
+
+    def _emit(self, window, state: WindowState, emissions: list) -> None:
+        """The trigger is ready: fire it, emit the pane, and discard or close as it implies."""
+        self.trigger.on_fire(self._context(window, state))
+        finished = self.trigger.is_closed(state.trigger)
+        self._on_trigger(window, state, finished, emissions)
+        state.has_new_elements = False
+        if finished or self.effective.accumulation_mode == AccumulationMode.DISCARDING:
+            state.contents, state.size = self.contents.create(), 0
+        if finished:
+            # Closed until garbage collection: later elements for it are dropped.
+            self.trigger.clear(self._context(window, state))
+            state.closed, state.pane = True, None
+
+    def _on_trigger(self, window, state: WindowState, is_final: bool, emissions: list) -> None:
+        output_timestamp = hold_rules.extract_and_release(state.holds, window)
+        pane = next_pane(state.pane, window.max_timestamp(), self.input_watermark,
+                         self._pane_output_watermark, is_final)
+        if not self._need_to_emit(state, pane):
+            return
+        state.pane = pane
+        value = self.contents.extract(state.contents)
+        if isinstance(self.contents, EvictingAggregation):
+            state.size = len(state.contents)
+        state.unfired = 0
+        emissions.append((MAIN, WindowedValue((self.key, value), output_timestamp,
+                                              (window,), pane)))
+
+    def _need_to_emit(self, state: WindowState, pane: PaneInfo) -> bool:
+        if self.effective.cleanup == Cleanup.FLINK:
+            return state.size > 0  # Flink fires a window's contents, never an empty window
+        return state.has_new_elements or pane.timing == PaneInfoTiming.ON_TIME
+
+    def _context(self, window, state: WindowState, **extra) -> TriggerContext:
+        return TriggerContext(window, state.trigger, self.input_watermark, self.processing_time,
+                              self.is_merging, lambda time, domain: self.timers.set(
+                                  window, time, domain), **extra)

@@ -1,0 +1,54 @@
+"""Timers of one key: a heap of (time, domain, window) wake-ups, fired in time order.
+
+Event-time timers fire once the input watermark is past their time, processing-time timers once
+the processing clock is past theirs (Beam's "strictly after"). Setting a timer twice is one
+timer; deleted timers are skipped lazily, so a key with no due timer costs nothing.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+EVENT_TIME = "event"
+PROCESSING_TIME = "processing"
+
+
+class TimerQueue:
+    """The pending timers of one key, per time domain."""
+
+    def __init__(self):
+        self._heaps = {EVENT_TIME: [], PROCESSING_TIME: []}
+        self._live: set = set()
+        self._order = itertools.count()
+
+    def set(self, window, time: int, domain: str) -> None:
+        timer = (domain, time, window)
+        if timer not in self._live:
+            self._live.add(timer)
+            heapq.heappush(self._heaps[domain], (time, next(self._order), window))
+
+    def delete(self, window, time: int, domain: str) -> None:
+        self._live.discard((domain, time, window))
+
+    def delete_window(self, window) -> None:
+        """Forgets every timer of ``window`` (merged away or garbage-collected)."""
+        self._live = {timer for timer in self._live if timer[2] != window}
+
+    def pop_due(self, domain: str, clock: int):
+        """The earliest live timer of ``domain`` strictly before ``clock`` as ``(window, time)``,
+        removed; None when there is none."""
+        heap = self._heaps[domain]
+        while heap and heap[0][0] < clock:
+            time, _, window = heapq.heappop(heap)
+            if (domain, time, window) in self._live:
+                self._live.discard((domain, time, window))
+                return window, time
+        return None
+
+    def next_time(self, domain: str):
+        """The time of the earliest live timer of ``domain``, or None."""
+        heap = self._heaps[domain]
+        while heap and (domain, heap[0][0], heap[0][2]) not in self._live:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
