@@ -10,6 +10,7 @@ from panes.transforms.ptransform import (
     PTransform, PrimitiveTransform, SourceTransform, require_pcollection,
 )
 from panes.window import TimestampedValue
+from panes.windowing.continuation import downstream_strategy
 from panes.windowing.strategy import WindowingStrategy
 
 
@@ -229,7 +230,7 @@ class _Grouping(PrimitiveTransform):
                 f"{pcoll} holds other elements; key them first, e.g. | WithKeys(fn) or "
                 f"| Map(lambda x: (key(x), x))")
         pipeline = pcoll.pipeline
-        main = pipeline.new_output("main", pcoll.windowing, element_kind="kv")
+        main = pipeline.new_output("main", downstream_strategy(pcoll.windowing), element_kind="kv")
         if not self.late_output:
             return main
         late = pipeline.new_output(self.late_output, pcoll.windowing, element_kind="kv")
