@@ -13,6 +13,7 @@ from panes.transforms.source_element import source_element
 from panes.watermark import generate_watermarks
 from panes.window import GLOBAL_WINDOW, WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
+from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import LATE, MAIN, WindowingDriver
 from panes.runners.direct.stream import Bundle, END_STEP, FIRST_STEP, Watermark, by_step, elements_of
 
@@ -119,6 +120,9 @@ def run_combine_per_key(node, inputs, ctx):
 
 def _run_grouping(node, inputs, ctx, aggregation):
     strategy = lift(ctx.ir.pcollections[node.inputs[0]].windowing)
+    batch = _batch_input(inputs[0]) if is_batch_exact(strategy) else None
+    if batch is not None:
+        return _run_batch_grouping(node, batch, strategy, aggregation)
     driver = WindowingDriver(strategy, aggregation)
     main, late = [], []
     output_watermark = MIN_TIMESTAMP
@@ -139,6 +143,34 @@ def _run_grouping(node, inputs, ctx, aggregation):
                 main.append(Watermark(step, output_watermark))
                 late.append(Watermark(step, output_watermark))
     driver.counters.report(ctx.metrics, node.id)
+    return _grouping_outputs(node, main, late)
+
+
+def _batch_input(stream):
+    """``(end_step, elements)`` when the stream is Beam batch: all elements in bundles of one
+    step, no watermark before them, then the watermark straight to +inf at ``end_step``;
+    otherwise None."""
+    steps = {event.step for event in stream if isinstance(event, Bundle) and event.elements}
+    watermarks = [event for event in stream if isinstance(event, Watermark)]
+    if len(steps) > 1 or len(watermarks) != 1 or watermarks[0].time != MAX_TIMESTAMP:
+        return None
+    end_step = watermarks[0].step
+    if steps and steps.pop() > end_step:
+        return None
+    return end_step, elements_of(stream)
+
+
+def _run_batch_grouping(node, batch, strategy, aggregation):
+    """Default trigger over batch input: one ON_TIME pane per key and window, no late data."""
+    end_step, elements = batch
+    grouping = BatchGrouping(strategy, aggregation)
+    for wv in elements:
+        grouping.add(*_keyed(node, wv))
+    main = [Bundle(end_step, grouping.panes()), Watermark(end_step, MAX_TIMESTAMP)]
+    return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])
+
+
+def _grouping_outputs(node, main, late):
     outputs = {"main": main}
     if node.payload.get("late_output"):
         outputs[node.payload["late_output"]] = late

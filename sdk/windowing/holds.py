@@ -28,13 +28,13 @@ class Holds:
         return min(present) if present else None
 
 
-def _output_time(combiner: TimestampCombiner, window, timestamp: int) -> int:
+def output_time(combiner: TimestampCombiner, window, timestamp: int) -> int:
     if combiner == TimestampCombiner.OUTPUT_AT_EOW:
         return window.max_timestamp()
     return timestamp
 
 
-def _combine(combiner: TimestampCombiner, left: Optional[int], right: int) -> int:
+def combine_output_times(combiner: TimestampCombiner, left: Optional[int], right: int) -> int:
     if left is None:
         return right
     return max(left, right) if combiner == TimestampCombiner.OUTPUT_AT_LATEST else min(left, right)
@@ -43,10 +43,10 @@ def _combine(combiner: TimestampCombiner, left: Optional[int], right: int) -> in
 def add_element_hold(holds: Holds, combiner, window, timestamp: int, input_watermark: int,
                      output_watermark: int) -> Optional[int]:
     """Places the element hold if the output watermark can still respect it; returns it."""
-    hold = _output_time(combiner, window, timestamp)
+    hold = output_time(combiner, window, timestamp)
     if hold < output_watermark or window.max_timestamp() < input_watermark:
         return None
-    holds.element = _combine(combiner, holds.element, hold)
+    holds.element = combine_output_times(combiner, holds.element, hold)
     return hold
 
 
@@ -77,7 +77,7 @@ def merge_holds(sources: list, combiner, window, gc_time: int, input_watermark: 
     else:
         for source in sources:
             if source.element is not None:
-                merged.element = _combine(combiner, merged.element, source.element)
+                merged.element = combine_output_times(combiner, merged.element, source.element)
     add_garbage_collection_hold(merged, gc_time, input_watermark)
     return merged
 
