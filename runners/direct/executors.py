@@ -5,63 +5,25 @@ from __future__ import annotations
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.testing.capture import CaptureSink
-from panes.testing.test_stream import ELEMENTS, WATERMARK
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
-from panes.transforms.source_element import source_element
-from panes.watermark import generate_watermarks
-from panes.window import GLOBAL_WINDOW, WindowedValue
+from panes.watermark import combine_input_watermarks
+from panes.window import WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import LATE, MAIN, WindowingDriver
-from panes.runners.direct.stream import Bundle, END_STEP, FIRST_STEP, Watermark, by_step, elements_of
+from panes.runners.direct.sources import source_stream, test_stream_stream
+from panes.runners.direct.stream import Bundle, Watermark, by_step, elements_of
 
 
 
-def _source_stream(node, records) -> list:
-    """A bounded source's stream: Beam batch (one bundle, then the watermark to +inf), or with a
-    watermark strategy one bundle per record, each followed by the watermark it yields."""
-    payload = lift({k: node.payload.get(k) for k in ("watermark", "timestamp_fn")})
-    elements = [source_element(node.id, record, payload["timestamp_fn"]) for record in records]
-    strategy = payload["watermark"]
-    if strategy is None:
-        return [Bundle(FIRST_STEP, elements), Watermark(END_STEP, MAX_TIMESTAMP)]
-    stream, current = [], MIN_TIMESTAMP
-    watermarks = generate_watermarks([wv.timestamp for wv in elements], strategy)
-    for step, (element, watermark) in enumerate(zip(elements, watermarks), start=FIRST_STEP + 1):
-        stream.append(Bundle(step, [element]))
-        if watermark != current:
-            current = watermark
-            stream.append(Watermark(step, watermark))
-    stream.append(Watermark(END_STEP, MAX_TIMESTAMP))
-    return stream
-
-
-def run_create(node, inputs, ctx):
-    return {"main": _source_stream(node, lift(node.payload["values"]))}
-
-
-def run_read(node, inputs, ctx):
-    source = lift(node.payload["source"])
-    try:
-        records = list(source.read_records())
-    except OSError as error:
-        raise UserCodeError(node.id, None, error) from error
-    return {"main": _source_stream(node, records)}
+def run_source(node, inputs, ctx):
+    return {"main": source_stream(ctx.sources[node.id], ctx.clock)}
 
 
 def run_test_stream(node, inputs, ctx):
-    stream = []
-    for step, (kind, data) in enumerate(lift(node.payload["events"]), start=FIRST_STEP + 1):
-        if kind == ELEMENTS:
-            stream.append(Bundle(step, [
-                WindowedValue(v, MIN_TIMESTAMP if ts is None else ts, (GLOBAL_WINDOW,))
-                for v, ts in data]))
-        elif kind == WATERMARK:
-            stream.append(Watermark(step, data))
-    stream.append(Watermark(END_STEP, MAX_TIMESTAMP))
-    return {"main": stream}
+    return {"main": test_stream_stream(node)}
 
 
 def run_par_do(node, inputs, ctx):
@@ -125,23 +87,24 @@ def _run_grouping(node, inputs, ctx, aggregation):
         return _run_batch_grouping(node, batch, strategy, aggregation)
     driver = WindowingDriver(strategy, aggregation)
     main, late = [], []
-    output_watermark = MIN_TIMESTAMP
+    output_watermark, input_idle, output_idle = MIN_TIMESTAMP, False, False
     with ctx.metrics_for(node.id):
-        for step, events in by_step([inputs[0], ctx.processing_times]):
+        for step, events in by_step([inputs[0], ctx.clock.events]):
             emissions = []
             for index, event in events:
                 if isinstance(event, Bundle):
                     emissions += driver.process_bundle([_keyed(node, wv) for wv in event.elements])
                 elif index == 0:
+                    input_idle = event.idle
                     emissions += driver.advance_input_watermark(event.time)
                 else:
                     emissions += driver.advance_processing_time(event.time)
             main.append(Bundle(step, [wv for tag, wv in emissions if tag == MAIN]))
             late.append(Bundle(step, [wv for tag, wv in emissions if tag == LATE]))
-            if driver.output_watermark() != output_watermark:
-                output_watermark = driver.output_watermark()
-                main.append(Watermark(step, output_watermark))
-                late.append(Watermark(step, output_watermark))
+            if (driver.output_watermark(), input_idle) != (output_watermark, output_idle):
+                output_watermark, output_idle = driver.output_watermark(), input_idle
+                main.append(Watermark(step, output_watermark, output_idle))
+                late.append(Watermark(step, output_watermark, output_idle))
     driver.counters.report(ctx.metrics, node.id)
     return _grouping_outputs(node, main, late)
 
@@ -187,8 +150,11 @@ def _keyed(node, wv):
 
 
 def run_flatten(node, inputs, ctx):
+    """Merges bundles of the same step; the watermark is the minimum over the inputs that are
+    not idle (unchanged while all are idle)."""
     watermarks = [MIN_TIMESTAMP] * len(inputs)
-    current = MIN_TIMESTAMP
+    idle = [False] * len(inputs)
+    current, current_idle = MIN_TIMESTAMP, False
     stream = []
     for step, events in by_step(inputs):
         elements = [wv for _, e in events if isinstance(e, Bundle) for wv in e.elements]
@@ -196,10 +162,12 @@ def run_flatten(node, inputs, ctx):
             stream.append(Bundle(step, elements))
         for index, event in events:
             if isinstance(event, Watermark):
-                watermarks[index] = event.time
-        if min(watermarks) != current:
-            current = min(watermarks)
-            stream.append(Watermark(step, current))
+                watermarks[index], idle[index] = event.time, event.idle
+        combined = combine_input_watermarks(watermarks, idle)
+        combined = current if combined is None else combined
+        if (combined, all(idle)) != (current, current_idle):
+            current, current_idle = combined, all(idle)
+            stream.append(Watermark(step, current, idle=current_idle))
     return {"main": stream}
 
 
@@ -217,7 +185,7 @@ def run_write(node, inputs, ctx):
 
 
 EXECUTORS = {
-    "create": run_create, "read": run_read, "test_stream": run_test_stream,
+    "create": run_source, "read": run_source, "test_stream": run_test_stream,
     "par_do": run_par_do, "assign_windows": run_assign_windows,
     "group_by_key": run_group_by_key, "combine_per_key": run_combine_per_key,
     "flatten": run_flatten, "write": run_write,

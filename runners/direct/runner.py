@@ -8,9 +8,7 @@ from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.pipeline import PipelineResult
 from panes.runners.direct.executors import EXECUTORS
-from panes.runners.direct.stream import END_STEP, FIRST_STEP, ProcessingTime
-from panes.testing.test_stream import PROCESSING_TIME
-from panes.timestamp import MAX_TIMESTAMP
+from panes.runners.direct.sources import SOURCE_KINDS, ProcessingClock, read_source
 
 
 class ExecutionContext:
@@ -21,7 +19,9 @@ class ExecutionContext:
         self.streams: dict = {}
         self.metrics = MetricsContainer()
         self.captures: dict = {}
-        self.processing_times = _processing_time_timeline(ir)
+        self.sources = {node.id: read_source(node) for node in ir.nodes.values()
+                        if node.kind in SOURCE_KINDS}
+        self.clock = ProcessingClock(ir, self.sources)
         self._window_fns: dict = {}
 
     def window_fn(self, pcollection_id):
@@ -37,23 +37,6 @@ class ExecutionContext:
             yield
         finally:
             reset_metrics_scope(token)
-
-
-def _processing_time_timeline(ir) -> list:
-    """The virtual processing-time clock: 0 before any input, TestStream advances, then the
-    end of input."""
-    now = 0
-    timeline = [ProcessingTime(FIRST_STEP - 1, now)]
-    for node in ir.nodes.values():
-        if node.kind != "test_stream":
-            continue
-        for step, (kind, advance) in enumerate(lift(node.payload["events"]), start=FIRST_STEP + 1):
-            if kind == PROCESSING_TIME:
-                now += advance
-                timeline.append(ProcessingTime(step, now))
-    timeline.sort(key=lambda event: event.step)
-    timeline.append(ProcessingTime(END_STEP, MAX_TIMESTAMP))
-    return timeline
 
 
 class DirectRunner:

@@ -18,8 +18,12 @@ class Bundle:
 
 @dataclass
 class Watermark:
+    """The collection's watermark from ``step`` on; ``idle``: its source has gone quiet and
+    does not hold back a combined watermark (Flink's idleness)."""
+
     step: int
     time: int
+    idle: bool = False
 
 
 @dataclass

@@ -71,27 +71,32 @@ class SourceTransform(PrimitiveTransform):
 
     watermark = None
     timestamp_fn = None
+    arrival_fn = None
 
-    def with_watermarks(self, strategy, timestamp_fn=None):
+    def with_watermarks(self, strategy, timestamp_fn=None, arrival_fn=None):
         """Reads record at a time under ``strategy`` (a ``panes.watermark.WatermarkStrategy``);
-        ``timestamp_fn(record)`` gives each record's event time (seconds, datetime, Timestamp)."""
+        ``timestamp_fn(record)`` gives each record's event time and ``arrival_fn(record)`` its
+        arrival in processing time (seconds, datetime, Timestamp), which drives the virtual
+        processing-time clock and the source's idleness."""
         from panes.watermark import WatermarkStrategy
 
         if not isinstance(strategy, WatermarkStrategy):
             raise PipelineConstructionError(
                 f"{self.default_label()}.with_watermarks needs a WatermarkStrategy, e.g. "
                 f"WatermarkStrategy.for_bounded_out_of_orderness(5), got {strategy!r}")
-        if timestamp_fn is not None and not callable(timestamp_fn):
-            raise PipelineConstructionError(
-                f"{self.default_label()}.with_watermarks: timestamp_fn must be callable, "
-                f"got {timestamp_fn!r}")
+        for name, fn in (("timestamp_fn", timestamp_fn), ("arrival_fn", arrival_fn)):
+            if fn is not None and not callable(fn):
+                raise PipelineConstructionError(
+                    f"{self.default_label()}.with_watermarks: {name} must be callable, got {fn!r}")
         transform = copy.copy(self)
         transform.watermark = strategy
         transform.timestamp_fn = timestamp_fn
+        transform.arrival_fn = arrival_fn
         return transform
 
     def source_timing(self) -> dict:
-        return {"watermark": self.watermark, "timestamp_fn": self.timestamp_fn}
+        return {"watermark": self.watermark, "timestamp_fn": self.timestamp_fn,
+                "arrival_fn": self.arrival_fn}
 
 
 def _pipeline_of(left, transform):
