@@ -17,3 +17,29 @@ def ir_round_trip(monkeypatch):
         return ir
 
     monkeypatch.setattr(Pipeline, "to_ir", checked)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one SparkSession of the test process (local[2]); the Spark runner picks it up."""
+    from panes.runners.spark.session import start_session
+
+    session = start_session("local[2]", "panes-tests", {"spark.ui.enabled": "false",
+                                                         "spark.sql.shuffle.partitions": "4"})
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def runner(request):
+    """A runner name; tests using it run once per runner in RUNNERS."""
+    if request.param == "spark":
+        request.getfixturevalue("spark")
+    return request.param
+
+
+def pytest_generate_tests(metafunc):
+    if "runner" in metafunc.fixturenames:
+        from runners_under_test import RUNNERS
+
+        metafunc.parametrize("runner", RUNNERS, indirect=True)

@@ -5,16 +5,16 @@ from __future__ import annotations
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.testing.capture import CaptureSink
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.timestamp import MAX_TIMESTAMP
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
-from panes.watermark import combine_input_watermarks
-from panes.window import WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing.driver import LATE, MAIN, WindowingDriver
-from panes.runners.direct.sources import source_stream, test_stream_stream
-from panes.runners.direct.stream import Bundle, Watermark, by_step, elements_of
+from panes.windowing.driver import WindowingDriver
+from panes.runners.sources import source_stream, test_stream_stream
+from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
+from panes.runners.windows import assign
+from panes.runners.replay import canonical_order, first_arrivals, keyed, replay_grouping
 
 
 
@@ -57,19 +57,9 @@ def run_assign_windows(node, inputs, ctx):
     stream = []
     for event in inputs[0]:
         if isinstance(event, Bundle):
-            event = Bundle(event.step, [_assign(node, window_fn, wv) for wv in event.elements])
+            event = Bundle(event.step, [assign(node.id, window_fn, wv) for wv in event.elements])
         stream.append(event)
     return {"main": stream}
-
-
-def _assign(node, window_fn, wv):
-    from panes.window import AssignContext
-
-    try:
-        windows = window_fn.assign(AssignContext(wv.timestamp, wv.value, wv.windows[0]))
-    except Exception as error:
-        raise UserCodeError(node.id, wv.value, error) from error
-    return WindowedValue(wv.value, wv.timestamp, tuple(windows), wv.pane)
 
 
 def run_group_by_key(node, inputs, ctx):
@@ -82,29 +72,15 @@ def run_combine_per_key(node, inputs, ctx):
 
 def _run_grouping(node, inputs, ctx, aggregation):
     strategy = lift(ctx.ir.pcollections[node.inputs[0]].windowing)
-    batch = _batch_input(inputs[0]) if is_batch_exact(strategy) else None
+    stream = [Bundle(e.step, [keyed(node.id, node.kind, wv) for wv in e.elements])
+              if isinstance(e, Bundle) else e for e in inputs[0]]
+    rank = first_arrivals(pair for e in stream if isinstance(e, Bundle) for pair in e.elements)
+    batch = _batch_input(stream) if is_batch_exact(strategy) else None
     if batch is not None:
-        return _run_batch_grouping(node, batch, strategy, aggregation)
+        return _run_batch_grouping(node, batch, strategy, aggregation, rank)
     driver = WindowingDriver(strategy, aggregation)
-    main, late = [], []
-    output_watermark, input_idle, output_idle = MIN_TIMESTAMP, False, False
     with ctx.metrics_for(node.id):
-        for step, events in by_step([inputs[0], ctx.clock.events]):
-            emissions = []
-            for index, event in events:
-                if isinstance(event, Bundle):
-                    emissions += driver.process_bundle([_keyed(node, wv) for wv in event.elements])
-                elif index == 0:
-                    input_idle = event.idle
-                    emissions += driver.advance_input_watermark(event.time)
-                else:
-                    emissions += driver.advance_processing_time(event.time)
-            main.append(Bundle(step, [wv for tag, wv in emissions if tag == MAIN]))
-            late.append(Bundle(step, [wv for tag, wv in emissions if tag == LATE]))
-            if (driver.output_watermark(), input_idle) != (output_watermark, output_idle):
-                output_watermark, output_idle = driver.output_watermark(), input_idle
-                main.append(Watermark(step, output_watermark, output_idle))
-                late.append(Watermark(step, output_watermark, output_idle))
+        main, late = replay_grouping(driver, by_step([stream, ctx.clock.events]), rank)
     driver.counters.report(ctx.metrics, node.id)
     return _grouping_outputs(node, main, late)
 
@@ -123,13 +99,14 @@ def _batch_input(stream):
     return end_step, elements_of(stream)
 
 
-def _run_batch_grouping(node, batch, strategy, aggregation):
+def _run_batch_grouping(node, batch, strategy, aggregation, rank):
     """Default trigger over batch input: one ON_TIME pane per key and window, no late data."""
     end_step, elements = batch
     grouping = BatchGrouping(strategy, aggregation)
-    for wv in elements:
-        grouping.add(*_keyed(node, wv))
-    main = [Bundle(end_step, grouping.panes()), Watermark(end_step, MAX_TIMESTAMP)]
+    for key, wv in elements:
+        grouping.add(key, wv)
+    main = [Bundle(end_step, canonical_order(grouping.panes(), rank)),
+            Watermark(end_step, MAX_TIMESTAMP)]
     return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])
 
 
@@ -140,35 +117,13 @@ def _grouping_outputs(node, main, late):
     return outputs
 
 
-def _keyed(node, wv):
-    value = wv.value
-    if not (isinstance(value, tuple) and len(value) == 2):
-        raise UserCodeError(node.id, value, TypeError(
-            f"{node.kind} needs (key, value) pairs, got {type(value).__name__}; key the elements "
-            f"first, e.g. | Map(lambda x: (key_of(x), x)) or | WithKeys(...)"))
-    return value[0], WindowedValue(value[1], wv.timestamp, wv.windows, wv.pane)
-
-
 def run_flatten(node, inputs, ctx):
-    """Merges bundles of the same step; the watermark is the minimum over the inputs that are
-    not idle (unchanged while all are idle)."""
-    watermarks = [MIN_TIMESTAMP] * len(inputs)
-    idle = [False] * len(inputs)
-    current, current_idle = MIN_TIMESTAMP, False
-    stream = []
-    for step, events in by_step(inputs):
-        elements = [wv for _, e in events if isinstance(e, Bundle) for wv in e.elements]
-        if elements:
-            stream.append(Bundle(step, elements))
-        for index, event in events:
-            if isinstance(event, Watermark):
-                watermarks[index], idle[index] = event.time, event.idle
-        combined = combine_input_watermarks(watermarks, idle)
-        combined = current if combined is None else combined
-        if (combined, all(idle)) != (current, current_idle):
-            current, current_idle = combined, all(idle)
-            stream.append(Watermark(step, current, idle=current_idle))
-    return {"main": stream}
+    """Merges bundles of the same step; the watermark is the minimum over the active inputs."""
+    bundles = [Bundle(step, [wv for _, e in events if isinstance(e, Bundle) for wv in e.elements])
+               for step, events in by_step(inputs)]
+    watermarks = merged_watermarks(inputs)
+    return {"main": sorted([b for b in bundles if b.elements] + watermarks,
+                           key=lambda e: (e.step, isinstance(e, Watermark)))}
 
 
 def run_write(node, inputs, ctx):

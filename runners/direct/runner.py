@@ -8,7 +8,7 @@ from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.pipeline import PipelineResult
 from panes.runners.direct.executors import EXECUTORS
-from panes.runners.direct.sources import SOURCE_KINDS, ProcessingClock, read_source
+from panes.runners.sources import SOURCE_KINDS, ProcessingClock, read_source
 
 
 class ExecutionContext:

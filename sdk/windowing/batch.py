@@ -51,7 +51,11 @@ class BatchGrouping:
                                                output_time(self.combiner, window, wv.timestamp))
 
     def merge_from(self, other: "BatchGrouping") -> None:
-        for key_window, (accumulator, timestamp) in other.accumulators.items():
+        self.merge_accumulators(other.accumulators)
+
+    def merge_accumulators(self, accumulators: dict) -> None:
+        """Folds in another grouping's ``accumulators`` (e.g. shipped from a Spark partition)."""
+        for key_window, (accumulator, timestamp) in accumulators.items():
             slot = self.accumulators.get(key_window)
             if slot is None:
                 self.accumulators[key_window] = [accumulator, timestamp]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
-from panes.runners.direct.stream import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
+from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
 from panes.testing.test_stream import ELEMENTS, PROCESSING_TIME, WATERMARK
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, to_micros
 from panes.transforms.source_element import source_element

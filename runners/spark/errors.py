@@ -1,0 +1,83 @@
+"""Carries a user function's error from a Spark worker to the driver as a UserCodeError.
+
+A worker's exception reaches the driver as text inside a JVM error. The worker wraps the
+UserCodeError's label, element and cause between markers; the driver finds them and raises the
+same UserCodeError a direct run would, instead of a JVM stack trace.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import pickle
+import re
+
+from panes.errors import RunnerError, UserCodeError
+
+_MARK = "@@panes-user-code-error@@"
+_PATTERN = re.compile(re.escape(_MARK) + r"([A-Za-z0-9+/=]+)" + re.escape(_MARK))
+
+
+class TransportedError(Exception):
+    """Raised in a worker; its message holds the pickled UserCodeError parts."""
+
+
+def _portable(value):
+    try:
+        pickle.dumps(value)
+        return value
+    except Exception:
+        return repr(value)
+
+
+def _encode(error: UserCodeError) -> str:
+    cause = error.cause
+    try:
+        pickle.loads(pickle.dumps(cause))
+    except Exception:
+        cause = RuntimeError(f"{type(cause).__name__}: {cause}")
+    payload = pickle.dumps((error.label, _portable(error.element), cause))
+    return _MARK + base64.b64encode(payload).decode() + _MARK
+
+
+def worker_function(fn):
+    """Wraps a function Spark runs on workers so UserCodeErrors survive the trip."""
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        try:
+            return fn(*args)
+        except UserCodeError as error:
+            raise TransportedError(_encode(error)) from None
+
+    return wrapper
+
+
+def worker_generator(fn):
+    """``worker_function`` for a partition function that yields."""
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        try:
+            yield from fn(*args)
+        except UserCodeError as error:
+            raise TransportedError(_encode(error)) from None
+
+    return wrapper
+
+
+@contextlib.contextmanager
+def surfaced_errors(step: str):
+    """Around a Spark action: a worker's UserCodeError comes back as itself; any other failure
+    as a RunnerError that names the step."""
+    try:
+        yield
+    except UserCodeError:
+        raise
+    except Exception as error:
+        match = _PATTERN.search(str(error))
+        if match:
+            label, element, cause = pickle.loads(base64.b64decode(match.group(1)))
+            raise UserCodeError(label, element, cause) from None
+        raise RunnerError(f"Spark failed while running '{step}': {error}") from error

@@ -1,0 +1,181 @@
+"""GroupByKey and CombinePerKey on Spark.
+
+Batch input under the default trigger takes the shared batch path (``BatchGrouping``), with a
+map-side combine for CombineFns (combiner lifting; session windows merge per key after the
+shuffle). Everything else is replayed exactly: shuffle by key, sort each partition's elements
+by position, and drive the windowing core through the whole watermark and clock timeline.
+"""
+
+from __future__ import annotations
+
+from pyspark.rdd import portable_hash
+
+from panes.ir.codec import lift
+from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
+from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
+from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing.driver import WindowingDriver
+from panes.windowing.key_driver import Counters
+from panes.runners.eventlog import Bundle, Watermark, by_step
+from panes.runners.replay import canonical_order, keyed, replay_grouping
+from panes.runners.spark.collection import Collection
+from panes.runners.spark.errors import worker_function, worker_generator
+from panes.runners.spark.positions import by_position, grouped
+
+CONTROL = "__control__"
+
+
+def plan_group_by_key(node, inputs, plan) -> dict:
+    return _plan_grouping(node, inputs[0], plan, BufferAggregation())
+
+
+def plan_combine_per_key(node, inputs, plan) -> dict:
+    return _plan_grouping(node, inputs[0], plan,
+                          CombineFnAggregation(lift(node.payload["combine_fn"])))
+
+
+def _plan_grouping(node, source, plan, aggregation) -> dict:
+    strategy = plan.strategy(node.inputs[0])
+    label, kind = node.id, node.kind
+
+    def to_keyed(record):
+        position, wv = record
+        key, value = keyed(label, kind, wv)
+        return key, (position, value)
+
+    pairs = source.rdd.map(worker_function(to_keyed))
+    if is_batch_exact(strategy) and source.is_batch():
+        end_step = source.timeline[0].step
+        if isinstance(aggregation, CombineFnAggregation):
+            rdd = _lifted(pairs, strategy, aggregation, end_step, plan)
+        else:
+            rdd = _shuffled(pairs, plan).mapPartitions(
+                worker_generator(_batch_partition(strategy, aggregation, end_step)))
+        done = [Watermark(end_step, MAX_TIMESTAMP)]
+        outputs = {"main": Collection(rdd.setName(label), done, end_step)}
+        if node.payload.get("late_output"):
+            outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
+        return outputs
+    return _replayed(node, source, pairs, strategy, aggregation, plan)
+
+
+def _shuffled(pairs, plan):
+    return pairs.partitionBy(plan.partitions, portable_hash)
+
+
+def _lifted(pairs, strategy, aggregation, end_step, plan):
+    """Map-side partial groupings per partition, merged per key after the shuffle."""
+
+    def partial(records):
+        grouping, first = BatchGrouping(strategy, aggregation), {}
+        for key, (position, wv) in records:
+            grouping.add(key, wv)
+            if key not in first or position < first[key]:
+                first[key] = position
+        slots: dict = {}
+        for key_window, slot in grouping.accumulators.items():
+            slots.setdefault(key_window[0], {})[key_window] = slot
+        for key, key_slots in slots.items():
+            yield key, (first[key], key_slots)
+
+    def merge(a, b):
+        grouping = BatchGrouping(strategy, aggregation)
+        grouping.accumulators = a[1]
+        grouping.merge_accumulators(b[1])
+        return min(a[0], b[0]), grouping.accumulators
+
+    def finish(pair):
+        key, (first, slots) = pair
+        grouping = BatchGrouping(strategy, aggregation)
+        grouping.accumulators = slots
+        for index, wv in enumerate(canonical_order(grouping.panes(), {key: 0})):
+            yield grouped(end_step, first, index), wv
+
+    return (pairs.mapPartitions(worker_generator(partial))
+            .reduceByKey(worker_function(merge), plan.partitions)
+            .flatMap(worker_generator(finish)))
+
+
+def _sorted_partition(records):
+    """A partition's ``(key, (position, wv))`` in position order, and each key's first position."""
+    records = sorted(records, key=lambda record: record[1][0])
+    first: dict = {}
+    for key, (position, _) in records:
+        first.setdefault(key, position)
+    return records, first
+
+
+def _batch_partition(strategy, aggregation, end_step):
+    def run(records):
+        records, first = _sorted_partition(records)
+        grouping = BatchGrouping(strategy, aggregation)
+        for key, (_, wv) in records:
+            grouping.add(key, wv)
+        for index, wv in enumerate(canonical_order(grouping.panes(), first)):
+            yield grouped(end_step, first[wv.value[0]], index), wv
+
+    return run
+
+
+def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
+    label = node.id
+    timeline = plan.broadcast(source.timeline)
+    clock = plan.broadcast(plan.clock_events)
+
+    def run(records):
+        records, first = _sorted_partition(records)
+        if not records:
+            return
+        bundles: dict = {}
+        for key, (position, wv) in records:
+            bundles.setdefault(position[0], []).append((key, wv))
+        stream = sorted([Bundle(step, elements) for step, elements in bundles.items()]
+                        + list(timeline.value), key=lambda e: (e.step, isinstance(e, Watermark)))
+        driver, container = WindowingDriver(strategy, aggregation), MetricsContainer()
+        token = metrics_scope(container, label)
+        try:
+            main, late = replay_grouping(driver, by_step([stream, clock.value]), first)
+        finally:
+            reset_metrics_scope(token)
+        for tag, events in (("main", main), ("late", late)):
+            for event in events:
+                if isinstance(event, Bundle):
+                    for index, wv in enumerate(event.elements):
+                        yield tag, grouped(event.step, first[wv.value[0]], index), wv
+        watermarks = [(e.step, e.time, e.idle) for e in main if isinstance(e, Watermark)]
+        yield CONTROL, watermarks, (driver.counters, container)
+
+    out = plan.persist(_shuffled(pairs, plan).mapPartitions(worker_generator(run)).setName(label))
+    controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())
+    counters = Counters()
+    for _, _, (partition_counters, container) in controls:
+        for name in ("dropped_late", "dropped_closed", "purged_unfired"):
+            setattr(counters, name, getattr(counters, name) + getattr(partition_counters, name))
+        plan.metrics.merge(container)
+    counters.report(plan.metrics, label)
+    timeline_out = output_timeline(source.timeline, [c[1] for c in controls])
+    outputs = {"main": _tagged(out, "main", timeline_out, label)}
+    if node.payload.get("late_output"):
+        outputs[node.payload["late_output"]] = _tagged(out, "late", timeline_out, label)
+    return outputs
+
+
+def _tagged(out, tag, timeline, label):
+    rdd = out.filter(lambda r: r[0] == tag).map(lambda r: (r[1], r[2])).setName(f"{label}.{tag}")
+    return Collection(rdd, timeline, None)
+
+
+def output_timeline(input_timeline: list, partition_watermarks: list) -> list:
+    """The grouping's output watermark: at every step, the minimum over the partitions' output
+    watermarks (each already at most the input watermark, which stands in for empty ones)."""
+    streams = [input_timeline] + [[Watermark(*w) for w in p] for p in partition_watermarks]
+    current = [MIN_TIMESTAMP] * len(streams)
+    idle, emitted, timeline = False, (MIN_TIMESTAMP, False), []
+    for step, events in by_step(streams):
+        for index, event in events:
+            current[index], idle = event.time, event.idle
+        if (min(current), idle) != emitted:
+            emitted = (min(current), idle)
+            timeline.append(Watermark(step, *emitted))
+    return timeline

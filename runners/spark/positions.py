@@ -1,0 +1,29 @@
+"""Positions: where an element sits in the event log, so Spark can restore the direct order.
+
+A position is a flat tuple of non-negative ints that sorts like the direct runner's stream:
+``(step, index, ...)`` for source elements, one more index per ParDo output, the input's index
+after the step for Flatten, and for a grouping's output the step, then its key's first arrival
+(prefix-free encoded), then its place among that key's outputs of the step.
+"""
+
+from __future__ import annotations
+
+# finish_bundle outputs come after every element of their step (Spark's bundle is a partition).
+FINISH = 2**63
+
+
+def nested(position: tuple) -> tuple:
+    """``position`` embedded in another so that tuple order still holds: shift and terminate."""
+    return tuple(component + 1 for component in position) + (0,)
+
+
+def grouped(step: int, key_first: tuple, index: int) -> tuple:
+    return (step, *nested(key_first), index)
+
+
+def flattened(position: tuple, input_index: int) -> tuple:
+    return (position[0], input_index, *position[1:])
+
+
+def by_position(record):
+    return record[0]

@@ -1,0 +1,172 @@
+"""The Spark runner: plans each IR node onto PySpark and runs the plan.
+
+Collections are RDDs of ``(position, WindowedValue)``; positions restore the event-log order
+wherever it matters, so outputs equal the direct runner's whatever the partitioning. Spark
+actions happen where the driver needs an answer: a replayed grouping's output watermarks, side
+inputs, and writes. Jobs and RDDs are named after the transforms.
+"""
+
+from __future__ import annotations
+
+from pyspark.accumulators import AccumulatorParam
+
+from panes.errors import UserCodeError
+from panes.ir.codec import lift
+from panes.metrics import MetricsContainer
+from panes.options import PipelineOptions
+from panes.pipeline import PipelineResult
+from panes.testing.capture import CaptureSink
+from panes.runners.eventlog import FIRST_STEP, merged_watermarks
+from panes.runners.sources import SOURCE_KINDS, ProcessingClock, read_source, source_stream, test_stream_stream
+from panes.runners.spark.collection import Collection, from_stream
+from panes.runners.spark.errors import surfaced_errors
+from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
+from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
+from panes.runners.spark.positions import by_position, flattened
+from panes.runners.spark.session import get_session
+
+
+class _MetricsParam(AccumulatorParam):
+    def zero(self, value):
+        return MetricsContainer()
+
+    def addInPlace(self, value1, value2):
+        value1.merge(value2)
+        return value1
+
+
+class Plan:
+    """One run's state on the driver: the IR, Spark context, collections, clock and metrics."""
+
+    def __init__(self, ir, sc, partitions, shuffle_seed):
+        self.ir, self.sc = ir, sc
+        self.partitions = partitions or sc.defaultParallelism
+        self.shuffle_seed = shuffle_seed
+        self.collections: dict = {}
+        self.captures: dict = {}
+        self.metrics = MetricsContainer()
+        self.metrics_accumulator = sc.accumulator(MetricsContainer(), _MetricsParam())
+        self.sources = {node.id: read_source(node) for node in ir.nodes.values()
+                        if node.kind in SOURCE_KINDS}
+        self.clock = ProcessingClock(ir, self.sources)
+        self.clock_events = self.clock.events
+        self._persisted: list = []
+        self._broadcasts: list = []
+
+    def strategy(self, pcollection_id):
+        return lift(self.ir.pcollections[pcollection_id].windowing)
+
+    def window_fn(self, pcollection_id):
+        return self.strategy(pcollection_id).window_fn
+
+    def broadcast(self, value):
+        handle = self.sc.broadcast(value)
+        self._broadcasts.append(handle)
+        return handle
+
+    def persist(self, rdd):
+        from pyspark import StorageLevel
+
+        self._persisted.append(rdd.persist(StorageLevel.MEMORY_AND_DISK))
+        return rdd
+
+    def action(self, label: str, run):
+        self.sc.setJobDescription(f"panes: {label}")
+        with surfaced_errors(label):
+            return run()
+
+    def collect_sorted(self, collection: Collection, label: str) -> list:
+        """The collection's windowed values in event-log order, on the driver."""
+        records = self.action(label, collection.rdd.collect)
+        return [wv for _, wv in sorted(records, key=by_position)]
+
+    def collect_values(self, pcollection_id) -> list:
+        return self.collect_sorted(self.collections[pcollection_id], f"side input {pcollection_id}")
+
+    def release(self) -> None:
+        for rdd in self._persisted:
+            rdd.unpersist()
+        for handle in self._broadcasts:
+            handle.destroy()
+
+
+def plan_source(node, inputs, plan):
+    return {"main": from_stream(plan, source_stream(plan.sources[node.id], plan.clock), node.id)}
+
+
+def plan_test_stream(node, inputs, plan):
+    return {"main": from_stream(plan, test_stream_stream(node), node.id)}
+
+
+def plan_flatten(node, inputs, plan):
+    rdds = [c.rdd.map(lambda r, i=i: (flattened(r[0], i), r[1])) for i, c in enumerate(inputs)]
+    steps = {c.step for c in inputs}
+    step = steps.pop() if len(steps) == 1 else None
+    rdd = plan.sc.union(rdds).setName(node.id) if rdds else plan.sc.emptyRDD()
+    return {"main": Collection(rdd, merged_watermarks([c.timeline for c in inputs]), step)}
+
+
+def plan_write(node, inputs, plan):
+    sink = lift(node.payload["sink"])
+    values = plan.collect_sorted(inputs[0], node.id)
+    if isinstance(sink, CaptureSink):
+        plan.captures[sink.capture_id] = values
+        return {}
+    try:
+        sink.write_records([wv.value for wv in values])
+    except Exception as error:
+        raise UserCodeError(node.id, None, error) from error
+    return {}
+
+
+PLANNERS = {
+    "create": plan_source, "read": plan_source, "test_stream": plan_test_stream,
+    "par_do": plan_par_do, "assign_windows": plan_assign_windows,
+    "group_by_key": plan_group_by_key, "combine_per_key": plan_combine_per_key,
+    "flatten": plan_flatten, "write": plan_write,
+}
+
+
+class SparkRunner:
+    """Runs pipelines on Spark; ``partitions`` overrides the parallelism and ``shuffle_seed``
+    permutes source elements across partitions (for determinism tests)."""
+
+    def __init__(self, partitions: int | None = None, shuffle_seed: int | None = None):
+        self.partitions = partitions
+        self.shuffle_seed = shuffle_seed
+
+    def run_pipeline(self, ir, options=None) -> PipelineResult:
+        options = options if options is not None else PipelineOptions()
+        session = get_session(options)
+        plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,
+                    self.shuffle_seed)
+        uses = _uses(ir)
+        try:
+            for node in ir.nodes.values():
+                inputs = [plan.collections[pcollection] for pcollection in node.inputs]
+                outputs = PLANNERS[node.kind](node, inputs, plan)
+                for tag, pcollection in node.outputs.items():
+                    collection = plan.collections[pcollection] = outputs.get(tag) or _empty(plan)
+                    if uses.get(pcollection, 0) > 1:
+                        plan.persist(collection.rdd)
+            for pcollection, collection in plan.collections.items():
+                if not uses.get(pcollection):
+                    # Nothing reads it, but its transforms still run (side effects, metrics).
+                    plan.action(pcollection, collection.rdd.count)
+            plan.metrics.merge(plan.metrics_accumulator.value)
+        finally:
+            plan.release()
+        return PipelineResult(plan.metrics, plan.captures)
+
+
+def _uses(ir) -> dict:
+    """How many times each collection is read (as main or side input)."""
+    uses: dict = {}
+    for node in ir.nodes.values():
+        for pcollection in [*node.inputs, *(s.pcollection for s in node.side_inputs)]:
+            uses[pcollection] = uses.get(pcollection, 0) + 1
+    return uses
+
+
+def _empty(plan) -> Collection:
+    return Collection(plan.sc.emptyRDD(), [], FIRST_STEP)

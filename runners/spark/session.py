@@ -1,0 +1,77 @@
+"""The one SparkSession of a process, started only once Java is known to be usable."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from panes.errors import RunnerError
+
+MIN_JAVA = 17
+_INSTALL_HINT = (
+    "install a JDK 17 or newer (e.g. `sudo apt-get install openjdk-17-jre-headless`, or "
+    "https://adoptium.net) and put it on PATH or point JAVA_HOME at it")
+
+
+def java_version() -> int:
+    """The major version of the Java that Spark will start, or a RunnerError saying what to do."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        raise RunnerError(f"the Spark runner needs Java {MIN_JAVA}+, but no `java` was found: "
+                          f"{_INSTALL_HINT}")
+    try:
+        banner = subprocess.run([java, "-version"], capture_output=True, text=True,
+                                timeout=30).stderr
+    except (OSError, subprocess.SubprocessError) as error:
+        raise RunnerError(f"could not run {java} -version ({error}): {_INSTALL_HINT}") from error
+    return parse_java_version(banner)
+
+
+def parse_java_version(banner: str) -> int:
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', banner)
+    if not match:
+        raise RunnerError(f"could not read the Java version from {banner!r}: {_INSTALL_HINT}")
+    major = int(match.group(1))
+    return int(match.group(2)) if major == 1 else major  # "1.8" is Java 8
+
+
+def get_session(options):
+    """The process's SparkSession: ``spark_session`` if given, else the active one, else a new
+    one on ``spark_master`` (default ``local[*]``) with ``spark_conf``."""
+    if options.spark_session is not None:
+        return options.spark_session
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    return start_session(options.spark_master, options.job_name, options.spark_conf)
+
+
+def start_session(master=None, app_name="panes", conf=None):
+    """Starts (or joins) the SparkSession after checking Java; workers run this Python."""
+    from pyspark.sql import SparkSession
+
+    version = java_version()
+    if version < MIN_JAVA:
+        raise RunnerError(f"the Spark runner needs Java {MIN_JAVA}+, found Java {version}: "
+                          f"{_INSTALL_HINT}")
+    master = master or "local[*]"
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        # Local workers import what the driver imports (modules beside the pipeline file).
+        entries = [*os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            dict.fromkeys(p for p in entries if p and os.path.isdir(p)))
+    builder = (SparkSession.builder.master(master).appName(app_name)
+               .config("spark.ui.showConsoleProgress", "false"))
+    for name, value in (conf or {}).items():
+        builder = builder.config(name, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -1,0 +1,82 @@
+"""Spark runner specifics: session and Java checks, errors from workers, metrics, partitioning."""
+
+import pytest
+
+import panes as beam
+from panes.errors import RunnerError, UserCodeError
+from panes.metrics import Metrics
+from panes.runners.spark import SparkRunner
+from panes.runners.spark.session import parse_java_version
+from panes.testing import materialize
+from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
+from panes.window import FixedWindows, Sessions, TimestampedValue
+
+
+@pytest.mark.parametrize("banner, major", [
+    ('openjdk version "17.0.15" 2025-04-15', 17),
+    ('java version "1.8.0_392"', 8),
+    ('openjdk version "21" 2023-09-19', 21),
+])
+def test_reads_java_versions(banner, major):
+    assert parse_java_version(banner) == major
+
+
+def test_unreadable_java_version_says_how_to_install():
+    with pytest.raises(RunnerError, match="install a JDK 17"):
+        parse_java_version("no java here")
+
+
+def _events(n=40, keys=3):
+    return [TimestampedValue((f"k{i % keys}", i), i * 0.5) for i in range(n)]
+
+
+def _windowed_pipeline(p):
+    events = p | beam.Create(_events())
+    fixed = events | "Fixed" >> beam.WindowInto(FixedWindows(5))
+    early = events | "Early" >> beam.WindowInto(
+        Sessions(2), trigger=AfterWatermark(early=AfterCount(3)),
+        accumulation_mode=AccumulationMode.ACCUMULATING)
+    return [materialize(fixed | "Sum" >> beam.CombinePerKey(sum)),
+            materialize(fixed | "Group" >> beam.GroupByKey()),
+            materialize(early | "SessionSums" >> beam.CombinePerKey(sum))]
+
+
+def _run(runner):
+    p = beam.Pipeline(runner=runner)
+    handles = _windowed_pipeline(p)
+    p.run()
+    return [h.windowed_values for h in handles]
+
+
+@pytest.mark.parametrize("partitions, shuffle_seed", [(1, None), (2, None), (7, None), (3, 11)])
+def test_outputs_equal_the_direct_runner_whatever_the_partitioning(spark, partitions, shuffle_seed):
+    expected = _run("direct")
+    actual = _run(SparkRunner(partitions=partitions, shuffle_seed=shuffle_seed))
+    for want, got in zip(expected, actual):
+        assert sorted(map(repr, got)) == sorted(map(repr, want))
+
+
+def test_user_code_error_names_the_transform_and_element(spark):
+    p = beam.Pipeline(runner="spark")
+    p | beam.Create([1, 2, 0, 4]) | "Invert" >> beam.Map(lambda x: 1 / x)
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    assert caught.value.label == "Invert"
+    assert caught.value.element == 0
+    assert isinstance(caught.value.cause, ZeroDivisionError)
+
+
+class _CountingDoFn(beam.DoFn):
+    def process(self, element):
+        Metrics.counter("test", "seen").inc()
+        Metrics.distribution("test", "sizes").update(element)
+        yield element
+
+
+def test_metrics_from_workers_are_counted_once(spark):
+    p = beam.Pipeline(runner="spark")
+    doubled = p | beam.Create(range(10)) | "Count" >> beam.ParDo(_CountingDoFn())
+    materialize(doubled | "Keyed" >> beam.Map(lambda x: (x % 2, x)) | beam.GroupByKey())
+    materialize(doubled)
+    result = p.run()
+    assert result.metrics().counter("seen") == 10
