@@ -64,6 +64,8 @@ class ProcessingClock:
     record arrival times (never backwards), and at its end when input ends."""
 
     def __init__(self, ir, sources: dict):
+        """``sources``: each source node's ``SourceRecords`` (None when read elsewhere, as Beam
+        batch, which cannot move the clock)."""
         advances: dict = {}
         for node in ir.nodes.values():
             if node.kind == "test_stream":
@@ -72,7 +74,7 @@ class ProcessingClock:
                     if kind == PROCESSING_TIME:
                         now += data
                         advances[step] = max(advances.get(step, MIN_TIMESTAMP), now)
-        for records in sources.values():
+        for records in filter(None, sources.values()):
             for index, arrival in enumerate(records.arrivals or ()):
                 step = record_step(index)
                 advances[step] = max(advances.get(step, MIN_TIMESTAMP), arrival)

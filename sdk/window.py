@@ -54,6 +54,10 @@ class IntervalWindow(BoundedWindow):
     def __repr__(self) -> str:
         return f"[{self.start / 1e6:g}s, {self.end / 1e6:g}s)"
 
+    def __reduce__(self):
+        # Windows cross process boundaries by the million on Spark: pickle them as a call.
+        return IntervalWindow, (self.start, self.end)
+
 
 @dataclass(frozen=True, order=True, slots=True)
 class GlobalWindow(BoundedWindow):
@@ -65,8 +69,15 @@ class GlobalWindow(BoundedWindow):
     def __repr__(self) -> str:
         return "GlobalWindow"
 
+    def __reduce__(self):
+        return _global_window, ()
+
 
 GLOBAL_WINDOW = GlobalWindow()
+
+
+def _global_window() -> GlobalWindow:
+    return GLOBAL_WINDOW
 
 
 class TimestampCombiner(enum.Enum):

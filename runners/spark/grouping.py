@@ -48,7 +48,7 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
     if is_batch_exact(strategy) and source.is_batch():
         end_step = source.timeline[0].step
         if isinstance(aggregation, CombineFnAggregation):
-            rdd = _lifted(pairs, strategy, aggregation, end_step, plan)
+            rdd = _lifted(source.rdd, node, strategy, aggregation, end_step, plan)
         else:
             rdd = _shuffled(pairs, plan).mapPartitions(
                 worker_generator(_batch_partition(strategy, aggregation, end_step)))
@@ -64,13 +64,15 @@ def _shuffled(pairs, plan):
     return pairs.partitionBy(plan.partitions, portable_hash)
 
 
-def _lifted(pairs, strategy, aggregation, end_step, plan):
+def _lifted(rdd, node, strategy, aggregation, end_step, plan):
     """Map-side partial groupings per partition, merged per key after the shuffle."""
+    label, kind = node.id, node.kind
 
     def partial(records):
         grouping, first = BatchGrouping(strategy, aggregation), {}
-        for key, (position, wv) in records:
-            grouping.add(key, wv)
+        for position, wv in records:
+            key, value = keyed(label, kind, wv)
+            grouping.add(key, value)
             if key not in first or position < first[key]:
                 first[key] = position
         slots: dict = {}
@@ -92,7 +94,7 @@ def _lifted(pairs, strategy, aggregation, end_step, plan):
         for index, wv in enumerate(canonical_order(grouping.panes(), {key: 0})):
             yield grouped(end_step, first, index), wv
 
-    return (pairs.mapPartitions(worker_generator(partial))
+    return (rdd.mapPartitions(worker_generator(partial))
             .reduceByKey(worker_function(merge), plan.partitions)
             .flatMap(worker_generator(finish)))
 

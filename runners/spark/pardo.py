@@ -41,29 +41,29 @@ def plan_par_do(node, inputs, plan) -> dict:
         for position, wv in records:
             step = position[0]
             for index, (tag, out) in enumerate(scoped(runner.process, wv)):
-                yield tag, (*position, index), out
+                yield (*position, index), out, tag
         for index, (tag, out) in enumerate(scoped(runner.finish_bundle)):
-            yield tag, (step, FINISH, partition, index), out
+            yield (step, FINISH, partition, index), out, tag
         scoped(runner.teardown)
         accumulator.add(container)
 
-    tagged = inputs[0].rdd.mapPartitionsWithIndex(worker_generator(run)).setName(label)
     source = inputs[0]
     if len(node.outputs) == 1:
-        rdd = tagged.map(_untagged).setName(label)
+        untagged = lambda partition, records: (r[:2] for r in run(partition, records))  # noqa: E731
+        rdd = source.rdd.mapPartitionsWithIndex(worker_generator(untagged)).setName(label)
         return {tag: Collection(rdd, source.timeline, source.step) for tag in node.outputs}
-    tagged = plan.persist(tagged)
+    tagged = plan.persist(source.rdd.mapPartitionsWithIndex(worker_generator(run)).setName(label))
     return {tag: Collection(tagged.filter(_has_tag(tag)).map(_untagged).setName(f"{label}.{tag}"),
                             source.timeline, source.step)
             for tag in node.outputs}
 
 
 def _untagged(record):
-    return record[1], record[2]
+    return record[0], record[1]
 
 
 def _has_tag(tag):
-    return lambda record: record[0] == tag
+    return lambda record: record[2] == tag
 
 
 def plan_assign_windows(node, inputs, plan) -> dict:

@@ -17,8 +17,9 @@ from panes.options import PipelineOptions
 from panes.pipeline import PipelineResult
 from panes.testing.capture import CaptureSink
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
-from panes.runners.sources import SOURCE_KINDS, ProcessingClock, read_source, source_stream, test_stream_stream
-from panes.runners.spark.collection import Collection, from_stream
+from panes.runners.sources import SOURCE_KINDS, ProcessingClock
+from panes.runners.spark.collection import Collection
+from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
 from panes.runners.spark.errors import surfaced_errors
 from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
@@ -46,7 +47,7 @@ class Plan:
         self.captures: dict = {}
         self.metrics = MetricsContainer()
         self.metrics_accumulator = sc.accumulator(MetricsContainer(), _MetricsParam())
-        self.sources = {node.id: read_source(node) for node in ir.nodes.values()
+        self.sources = {node.id: driver_read(node) for node in ir.nodes.values()
                         if node.kind in SOURCE_KINDS}
         self.clock = ProcessingClock(ir, self.sources)
         self.clock_events = self.clock.events
@@ -88,14 +89,6 @@ class Plan:
             rdd.unpersist()
         for handle in self._broadcasts:
             handle.destroy()
-
-
-def plan_source(node, inputs, plan):
-    return {"main": from_stream(plan, source_stream(plan.sources[node.id], plan.clock), node.id)}
-
-
-def plan_test_stream(node, inputs, plan):
-    return {"main": from_stream(plan, test_stream_stream(node), node.id)}
 
 
 def plan_flatten(node, inputs, plan):

@@ -38,17 +38,17 @@ class BatchGrouping:
         self.accumulators: dict = {}
 
     def add(self, key, wv) -> None:
-        aggregation, accumulators = self.aggregation, self.accumulators
+        aggregation, accumulators, combiner = self.aggregation, self.accumulators, self.combiner
+        at_end = combiner == TimestampCombiner.OUTPUT_AT_EOW  # then panes() sets the timestamp
         for window in wv.windows:
             slot = accumulators.get((key, window))
+            time = None if at_end else output_time(combiner, window, wv.timestamp)
             if slot is None:
-                accumulators[(key, window)] = [
-                    aggregation.add(aggregation.create(), wv.value),
-                    output_time(self.combiner, window, wv.timestamp)]
+                accumulators[(key, window)] = [aggregation.add(aggregation.create(), wv.value), time]
             else:
                 slot[0] = aggregation.add(slot[0], wv.value)
-                slot[1] = combine_output_times(self.combiner, slot[1],
-                                               output_time(self.combiner, window, wv.timestamp))
+                if not at_end:
+                    slot[1] = combine_output_times(combiner, slot[1], time)
 
     def merge_from(self, other: "BatchGrouping") -> None:
         self.merge_accumulators(other.accumulators)

@@ -80,3 +80,18 @@ def test_metrics_from_workers_are_counted_once(spark):
     materialize(doubled)
     result = p.run()
     assert result.metrics().counter("seen") == 10
+
+
+def test_reads_a_dataframe_in_place_and_in_the_direct_runner(spark):
+    from panes.runners.spark.dataframe import ReadFromDataFrame
+
+    frame = spark.createDataFrame([("a", 1, 0.5), ("b", 2, 1.5), ("a", 3, 7.0)],
+                                  ["key", "n", "t"]).repartition(2)
+    results = {}
+    for runner in ("direct", "spark"):
+        p = beam.Pipeline(runner=runner)
+        rows = p | ReadFromDataFrame(frame)
+        out = materialize(rows | beam.Map(lambda row: (row["key"], row["n"])) | beam.CombinePerKey(sum))
+        p.run()
+        results[runner] = sorted(out.values)
+    assert results["spark"] == results["direct"] == [("a", 4), ("b", 2)]
