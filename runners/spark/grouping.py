@@ -70,11 +70,15 @@ def _lifted(rdd, node, strategy, aggregation, end_step, plan):
 
     def partial(records):
         grouping, first = BatchGrouping(strategy, aggregation), {}
+        add = grouping.add_value
         for position, wv in records:
-            key, value = keyed(label, kind, wv)
-            grouping.add(key, value)
-            if key not in first or position < first[key]:
-                first[key] = position
+            pair = wv.value
+            if type(pair) is not tuple or len(pair) != 2:
+                keyed(label, kind, wv)  # raises the error that names the fix
+            add(pair[0], pair[1], wv.timestamp, wv.windows)
+            known = first.get(pair[0])
+            if known is None or position < known:
+                first[pair[0]] = position
         slots: dict = {}
         for key_window, slot in grouping.accumulators.items():
             slots.setdefault(key_window[0], {})[key_window] = slot

@@ -9,7 +9,7 @@ from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
 from panes.runners.eventlog import FIRST_STEP
 from panes.runners.spark.collection import Collection
-from panes.runners.spark.errors import worker_function, worker_generator
+from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import FINISH
 from panes.runners.windows import assign
 
@@ -37,11 +37,20 @@ def plan_par_do(node, inputs, plan) -> dict:
                             payload["main_tag"], payload["output_tags"], resolver)
         scoped(runner.setup)
         scoped(runner.start_bundle)
-        step = FIRST_STEP
+        step, process = FIRST_STEP, runner.process
         for position, wv in records:
             step = position[0]
-            for index, (tag, out) in enumerate(scoped(runner.process, wv)):
-                yield (*position, index), out, tag
+            token = metrics_scope(container, label)  # per element: fused ParDos interleave
+            try:
+                outputs = process(wv)
+            finally:
+                reset_metrics_scope(token)
+            if len(outputs) == 1:
+                tag, out = outputs[0]
+                yield (*position, 0), out, tag
+            else:
+                for index, (tag, out) in enumerate(outputs):
+                    yield (*position, index), out, tag
         for index, (tag, out) in enumerate(scoped(runner.finish_bundle)):
             yield (step, FINISH, partition, index), out, tag
         scoped(runner.teardown)
@@ -69,10 +78,10 @@ def _has_tag(tag):
 def plan_assign_windows(node, inputs, plan) -> dict:
     label, window_fn = node.id, plan.window_fn(node.outputs["main"])
 
-    def run(record):
-        position, wv = record
-        return position, assign(label, window_fn, wv)
+    def run(records):
+        for position, wv in records:
+            yield position, assign(label, window_fn, wv)
 
     source = inputs[0]
-    rdd = source.rdd.map(worker_function(run)).setName(label)
+    rdd = source.rdd.mapPartitions(worker_generator(run), preservesPartitioning=True).setName(label)
     return {"main": Collection(rdd, source.timeline, source.step)}

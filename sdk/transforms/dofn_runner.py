@@ -43,6 +43,8 @@ class DoFnRunner:
         self.call = target
         self.params = _param_slots(target)
         self.per_window = DoFn.WindowParam in self.params.values() or resolve_side_inputs is not None
+        if self.mode == "map" and not self.params and resolve_side_inputs is None:
+            self.process = self._process_map
 
     # -- lifecycle, in the order runners call it --
 
@@ -61,6 +63,18 @@ class DoFnRunner:
                                                               wv.pane), window))
             return outputs
         return self._process_in(wv, wv.windows[0] if wv.windows else None)
+
+    def _process_map(self, wv: WindowedValue) -> list:
+        """``process`` of a Map without parameters or side inputs: the common case, kept lean."""
+        try:
+            item = self.call(wv.value, *self.args, **self.kwargs)
+        except UserCodeError:
+            raise
+        except Exception as error:
+            raise UserCodeError(self.label, wv.value, error) from error
+        if isinstance(item, (TaggedOutput, TimestampedValue, WindowedValue)):
+            return [self._output(item, wv)]
+        return [(self.main_tag, WindowedValue(item, wv.timestamp, wv.windows, wv.pane))]
 
     def finish_bundle(self) -> list:
         results = self._guard(self.dofn.finish_bundle, None) or ()

@@ -38,15 +38,18 @@ class BatchGrouping:
         self.accumulators: dict = {}
 
     def add(self, key, wv) -> None:
+        self.add_value(key, wv.value, wv.timestamp, wv.windows)
+
+    def add_value(self, key, value, timestamp: int, windows) -> None:
         aggregation, accumulators, combiner = self.aggregation, self.accumulators, self.combiner
         at_end = combiner == TimestampCombiner.OUTPUT_AT_EOW  # then panes() sets the timestamp
-        for window in wv.windows:
+        for window in windows:
             slot = accumulators.get((key, window))
-            time = None if at_end else output_time(combiner, window, wv.timestamp)
+            time = None if at_end else output_time(combiner, window, timestamp)
             if slot is None:
-                accumulators[(key, window)] = [aggregation.add(aggregation.create(), wv.value), time]
+                accumulators[(key, window)] = [aggregation.add(aggregation.create(), value), time]
             else:
-                slot[0] = aggregation.add(slot[0], wv.value)
+                slot[0] = aggregation.add(slot[0], value)
                 if not at_end:
                     slot[1] = combine_output_times(combiner, slot[1], time)
 
