@@ -96,7 +96,7 @@ class Pipeline:
         from panes.runners import create_runner
 
         ir = self.to_ir()
-        validate(ir)
+        validate(ir, allow_unsafe_triggers=bool(self.options.allow_unsafe_triggers))
         runner = create_runner(self.runner)
         self.result = runner.run_pipeline(ir, self.options)
         for check in self.post_run_checks:

@@ -11,7 +11,8 @@ _INPUT_COUNTS = {"create": (0, 0), "read": (0, 0), "test_stream": (0, 0), "par_d
                  "flatten": (1, None), "write": (1, 1)}
 
 
-def validate(ir: PipelineIR) -> PipelineIR:
+def validate(ir: PipelineIR, allow_unsafe_triggers: bool = False) -> PipelineIR:
+    """Checks that ``ir`` can run; ``allow_unsafe_triggers`` is the pipeline-wide opt-in."""
     if not isinstance(ir, PipelineIR):
         raise ValidationError(f"expected a PipelineIR, got {type(ir).__name__}")
     if ir.version != IR_VERSION:
@@ -28,12 +29,12 @@ def validate(ir: PipelineIR) -> PipelineIR:
         raise ValidationError("the pipeline is empty: apply at least one transform, e.g. p | Create([...])")
     produced = set()
     for node in ir.nodes.values():
-        _check_node(node, produced, ir)
+        _check_node(node, produced, ir, allow_unsafe_triggers)
         produced.update(node.outputs.values())
     return ir
 
 
-def _check_node(node, produced, ir):
+def _check_node(node, produced, ir, allow_unsafe_triggers):
     if node.kind not in NODE_KINDS:
         raise ValidationError(
             f"node '{node.id}' has unknown kind {node.kind!r}; known kinds are {list(NODE_KINDS)}")
@@ -49,18 +50,17 @@ def _check_node(node, produced, ir):
     if node.kind == "par_do" and not isinstance(node.payload.get("fn"), Pickled):
         raise ValidationError(f"node '{node.id}' has no serialized DoFn")
     if node.kind == "assign_windows":
-        _check_windowing(node, ir)
+        _check_windowing(node, ir, allow_unsafe_triggers)
 
 
-def _check_windowing(node, ir):
+def _check_windowing(node, ir, allow_unsafe_triggers):
     from panes.ir.codec import lift
 
-    try:
-        from panes.windowing import validate_strategy
-    except ImportError:
-        return
+    from panes.windowing import validate_strategy
+
     strategy = lift(ir.pcollections[node.outputs["main"]].windowing)
     try:
-        validate_strategy(strategy, node.id, bool(node.payload.get("allow_unsafe_triggers")))
+        validate_strategy(strategy, node.id,
+                          allow_unsafe_triggers or bool(node.payload.get("allow_unsafe_triggers")))
     except ValueError as error:
         raise ValidationError(str(error)) from error
