@@ -5,8 +5,9 @@ come (Beam's). Flink's bounded-out-of-orderness generator emits ``max - delay - 
 "at or before" convention; both say the same thing, so here the watermark is ``max - delay``.
 
 The watermark after each record depends only on the running maximum of the timestamps seen so
-far, an associative scan: Spark computes it in parallel with ``max_combine`` over partitions and
-``watermark_for_max`` per record, the direct runner with ``generate_watermarks``.
+far, an associative scan: the direct runner runs it in one pass (``generate_watermarks``); Spark
+summarizes each partition (``segment_summary``), carries the results across partitions on the
+driver (``segment_carries``) and finishes each partition in parallel (``segment_watermarks``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Iterable, Optional, Sequence
 from panes.timestamp import MIN_TIMESTAMP, Duration
 
 __all__ = [
-    "WatermarkStrategy", "generate_watermarks", "max_combine", "watermark_for_max",
+    "WatermarkStrategy", "generate_watermarks", "segment_watermarks", "segment_summary",
+    "segment_carries", "max_combine", "watermark_for_max",
     "is_emission_point", "is_idle", "combine_input_watermarks",
 ]
 
@@ -85,14 +87,44 @@ def is_emission_point(record_index: int, strategy: WatermarkStrategy) -> bool:
 
 def generate_watermarks(timestamps: Iterable[int], strategy: WatermarkStrategy) -> list[int]:
     """The source's watermark after each record, in arrival order (never decreasing)."""
+    return segment_watermarks(timestamps, 0, (MIN_TIMESTAMP, MIN_TIMESTAMP), strategy)
+
+
+def segment_watermarks(timestamps: Iterable[int], start_index: int, carry: tuple,
+                       strategy: WatermarkStrategy) -> list[int]:
+    """The watermark after each record of a segment of the source that starts at record
+    ``start_index``; ``carry`` is ``(running max, watermark)`` after the records before it."""
+    running_max, current = carry
     watermarks = []
-    running_max = current = MIN_TIMESTAMP
-    for index, timestamp in enumerate(timestamps):
+    for index, timestamp in enumerate(timestamps, start_index):
         running_max = max_combine(running_max, timestamp)
         if is_emission_point(index, strategy):
             current = max(current, watermark_for_max(running_max, strategy))
         watermarks.append(current)
     return watermarks
+
+
+def segment_summary(timestamps: Iterable[int], start_index: int,
+                    strategy: WatermarkStrategy) -> tuple:
+    """What later segments need of one segment: its largest timestamp, and the running maximum
+    at its last emission point (None without one) — the parallel half of the prefix scan."""
+    running_max, at_emission = MIN_TIMESTAMP, None
+    for index, timestamp in enumerate(timestamps, start_index):
+        running_max = max_combine(running_max, timestamp)
+        if is_emission_point(index, strategy):
+            at_emission = running_max
+    return running_max, at_emission
+
+
+def segment_carries(summaries: Sequence[tuple], strategy: WatermarkStrategy) -> list[tuple]:
+    """The ``carry`` of each segment, in order, from every segment's ``segment_summary``."""
+    running_max, current, carries = MIN_TIMESTAMP, MIN_TIMESTAMP, []
+    for segment_max, at_emission in summaries:
+        carries.append((running_max, current))
+        if at_emission is not None:
+            current = max(current, watermark_for_max(max_combine(running_max, at_emission), strategy))
+        running_max = max_combine(running_max, segment_max)
+    return carries
 
 
 def is_idle(last_arrival_time: int, now: int, strategy: WatermarkStrategy) -> bool:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from panes.ir.codec import lift
 from panes.timestamp import MAX_TIMESTAMP
 from panes.transforms.source_element import source_element
+from panes.watermark import segment_carries, segment_summary, segment_watermarks
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
-from panes.runners.sources import read_source, source_stream, test_stream_stream
+from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
 from panes.runners.spark.collection import Collection, from_stream
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
 from panes.runners.spark.errors import worker_generator
@@ -18,12 +19,15 @@ NATIVE_READERS = {DataFrameSource: dataframe_records}
 
 
 def reads_natively(node) -> bool:
-    """Whether a source node is read in place: a known format, read as Beam batch."""
+    """Whether a source node is read in place: a known format, read as Beam batch or under a
+    watermark strategy that no processing-time clock takes part in (no arrival times, no
+    idleness)."""
     if node.kind != "read":
         return False
     payload = lift(node.payload)
-    return (type(payload["source"]) in NATIVE_READERS and payload["watermark"] is None
-            and payload["arrival_fn"] is None)
+    strategy = payload["watermark"]
+    return (type(payload["source"]) in NATIVE_READERS and payload["arrival_fn"] is None
+            and (strategy is None or strategy.idle_timeout is None))
 
 
 def driver_read(node):
@@ -51,4 +55,40 @@ def _native(node, plan) -> Collection:
 
     records = NATIVE_READERS[type(source)](plan, source)
     rdd = records.mapPartitionsWithIndex(worker_generator(elements)).setName(label)
-    return Collection(rdd, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP)
+    if payload["watermark"] is None:
+        return Collection(rdd, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP)
+    return _record_at_a_time(plan.persist(rdd), payload["watermark"], label, plan)
+
+
+def _record_at_a_time(rdd, strategy, label, plan) -> Collection:
+    """A source read record at a time, each record its own step: the watermark after each
+    record is a prefix scan over the arrival order, computed partition by partition."""
+
+    counts = dict(plan.action(label, rdd.mapPartitionsWithIndex(
+        lambda p, records: [(p, sum(1 for _ in records))]).collect))
+    starts, total = {}, 0
+    for partition in sorted(counts):
+        starts[partition], total = total, total + counts[partition]
+
+    def summarize(partition, records):
+        timestamps = (wv.timestamp for _, wv in records)
+        yield partition, segment_summary(timestamps, starts[partition], strategy)
+
+    summaries = sorted(plan.action(label, rdd.mapPartitionsWithIndex(summarize).collect))
+    carries = dict(zip(sorted(counts), segment_carries([s for _, s in summaries], strategy)))
+
+    def changes(partition, records):
+        previous = carries[partition][1]
+        watermarks = segment_watermarks((wv.timestamp for _, wv in records), starts[partition],
+                                        carries[partition], strategy)
+        for index, watermark in enumerate(watermarks, starts[partition]):
+            if watermark != previous:
+                previous = watermark
+                yield record_step(index), watermark
+
+    timeline = [Watermark(step, time) for step, time in
+                sorted(plan.action(label, rdd.mapPartitionsWithIndex(changes).collect))]
+    stepped = rdd.mapPartitionsWithIndex(lambda p, records: (
+        ((record_step(starts[p] + position[2]), 0), wv) for position, wv in records))
+    return Collection(stepped.setName(label), timeline + [Watermark(END_STEP, MAX_TIMESTAMP)],
+                      record_step(0) if total == 1 else (None if total else FIRST_STEP))

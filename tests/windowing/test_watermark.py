@@ -1,10 +1,13 @@
 """Watermark strategies: the watermark after each record, periodic emission, idleness."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_TIMESTAMP, Duration
 from panes.watermark import (
     WatermarkStrategy, combine_input_watermarks, generate_watermarks, is_idle, max_combine,
+    segment_carries, segment_summary, segment_watermarks,
 )
 
 S = 1_000_000
@@ -31,3 +34,17 @@ def test_idleness_and_several_inputs():
     assert not is_idle(0, 10**12, WatermarkStrategy())
     assert combine_input_watermarks([5, 2, 9], [False, True, False]) == 5
     assert combine_input_watermarks([5], [True]) is None
+
+
+@given(timestamps=st.lists(st.integers(0, 1000), max_size=40),
+       cuts=st.lists(st.integers(0, 40), max_size=4),
+       delay=st.integers(0, 50), every=st.integers(1, 4))
+def test_segmented_scan_equals_the_one_pass_scan(timestamps, cuts, delay, every):
+    strategy = WatermarkStrategy(max_out_of_orderness=Duration(micros=delay), emit_every=every)
+    bounds = sorted({0, len(timestamps), *(c for c in cuts if c <= len(timestamps))})
+    segments = [(start, timestamps[start:end]) for start, end in zip(bounds, bounds[1:])]
+    carries = segment_carries([segment_summary(ts, start, strategy) for start, ts in segments],
+                              strategy)
+    scanned = [w for (start, ts), carry in zip(segments, carries)
+               for w in segment_watermarks(ts, start, carry, strategy)]
+    assert scanned == generate_watermarks(timestamps, strategy)

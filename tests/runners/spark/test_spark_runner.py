@@ -95,3 +95,28 @@ def test_reads_a_dataframe_in_place_and_in_the_direct_runner(spark):
         p.run()
         results[runner] = sorted(out.values)
     assert results["spark"] == results["direct"] == [("a", 4), ("b", 2)]
+
+
+def test_a_dataframe_read_record_at_a_time_scans_its_watermark_in_parallel(spark):
+    from panes.runners.spark.dataframe import ReadFromDataFrame
+    from panes.watermark import WatermarkStrategy
+
+    rows = [(f"k{i % 3}", i, (i * 7) % 50 + i) for i in range(60)]  # out of order
+    frame = spark.createDataFrame(rows, ["key", "n", "t"]).repartition(3)
+    ordered = spark.createDataFrame(frame.collect(), frame.schema).coalesce(1)
+    results = []
+    for runner, dataframe in (("direct", ordered), (SparkRunner(partitions=3), frame)):
+        p = beam.Pipeline(runner=runner)
+        read = ReadFromDataFrame(dataframe).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(5).with_periodic_emission(2),
+            timestamp_fn=lambda row: row["t"])
+        sums = (p | read | beam.Map(lambda row: (row["key"], row["n"]))
+                | beam.WindowInto(FixedWindows(10), trigger=AfterWatermark(early=AfterCount(2)),
+                                  accumulation_mode=AccumulationMode.DISCARDING)
+                | beam.CombinePerKey(sum).with_late_output("late"))
+        handles = materialize(sums.main, "Main"), materialize(sums.late, "Late")
+        result = p.run()
+        results.append(([sorted(map(repr, h.windowed_values)) for h in handles],
+                        result.metrics().counter("dropped_late")))
+    assert results[0] == results[1]
+    assert results[0][1] > 0  # the scenario does produce late data
