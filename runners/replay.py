@@ -15,14 +15,21 @@ from panes.windowing.driver import LATE, MAIN
 from panes.runners.eventlog import Bundle, Watermark, by_step
 
 
-def keyed(label: str, kind: str, wv: WindowedValue):
-    """``(key, WindowedValue(value))`` of a key-value element, or a clear error naming the fix."""
-    value = wv.value
+def key_value(label: str, kind: str, value) -> tuple:
+    """``value`` as a ``(key, value)`` pair, or a clear error naming the fix."""
+    if type(value) is tuple and len(value) == 2:
+        return value
     if not (isinstance(value, tuple) and len(value) == 2):
         raise UserCodeError(label, value, TypeError(
             f"{kind} needs (key, value) pairs, got {type(value).__name__}; key the elements "
             f"first, e.g. | Map(lambda x: (key_of(x), x)) or | WithKeys(...)"))
-    return value[0], WindowedValue(value[1], wv.timestamp, wv.windows, wv.pane)
+    return tuple(value)
+
+
+def keyed(label: str, kind: str, wv: WindowedValue):
+    """``(key, WindowedValue(value))`` of a key-value element."""
+    key, value = key_value(label, kind, wv.value)
+    return key, WindowedValue(value, wv.timestamp, wv.windows, wv.pane)
 
 
 def first_arrivals(keyed_elements) -> dict:

@@ -14,7 +14,7 @@ from panes.windowing.driver import WindowingDriver
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
 from panes.runners.windows import assign
-from panes.runners.replay import canonical_order, first_arrivals, keyed, replay_grouping
+from panes.runners.replay import canonical_order, first_arrivals, key_value, keyed, replay_grouping
 
 
 
@@ -72,12 +72,12 @@ def run_combine_per_key(node, inputs, ctx):
 
 def _run_grouping(node, inputs, ctx, aggregation):
     strategy = lift(ctx.ir.pcollections[node.inputs[0]].windowing)
+    batch = _batch_input(inputs[0]) if is_batch_exact(strategy) else None
+    if batch is not None:
+        return _run_batch_grouping(node, batch, strategy, aggregation)
     stream = [Bundle(e.step, [keyed(node.id, node.kind, wv) for wv in e.elements])
               if isinstance(e, Bundle) else e for e in inputs[0]]
     rank = first_arrivals(pair for e in stream if isinstance(e, Bundle) for pair in e.elements)
-    batch = _batch_input(stream) if is_batch_exact(strategy) else None
-    if batch is not None:
-        return _run_batch_grouping(node, batch, strategy, aggregation, rank)
     driver = WindowingDriver(strategy, aggregation)
     with ctx.metrics_for(node.id):
         main, late = replay_grouping(driver, by_step([stream, ctx.clock.events]), rank)
@@ -99,12 +99,16 @@ def _batch_input(stream):
     return end_step, elements_of(stream)
 
 
-def _run_batch_grouping(node, batch, strategy, aggregation, rank):
+def _run_batch_grouping(node, batch, strategy, aggregation):
     """Default trigger over batch input: one ON_TIME pane per key and window, no late data."""
     end_step, elements = batch
-    grouping = BatchGrouping(strategy, aggregation)
-    for key, wv in elements:
-        grouping.add(key, wv)
+    grouping, rank = BatchGrouping(strategy, aggregation), {}
+    add = grouping.add_value
+    for wv in elements:
+        key, value = key_value(node.id, node.kind, wv.value)
+        add(key, value, wv.timestamp, wv.windows)
+        if key not in rank:
+            rank[key] = len(rank)
     main = [Bundle(end_step, canonical_order(grouping.panes(), rank)),
             Watermark(end_step, MAX_TIMESTAMP)]
     return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])

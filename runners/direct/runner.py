@@ -7,6 +7,7 @@ import contextlib
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.pipeline import PipelineResult
+from panes.runners.collector import cycle_collection_paused
 from panes.runners.direct.executors import EXECUTORS
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock, read_source
 
@@ -43,10 +44,12 @@ class DirectRunner:
     """Runs every node in topological order over fully materialized streams."""
 
     def run_pipeline(self, ir, options=None) -> PipelineResult:
-        ctx = ExecutionContext(ir)
-        for node in ir.nodes.values():
-            inputs = [ctx.streams[pcollection] for pcollection in node.inputs]
-            outputs = EXECUTORS[node.kind](node, inputs, ctx)
-            for tag, pcollection in node.outputs.items():
-                ctx.streams[pcollection] = outputs.get(tag, [])
+        with cycle_collection_paused():
+            ctx = ExecutionContext(ir)
+            for node in ir.nodes.values():
+                inputs = [ctx.streams[pcollection] for pcollection in node.inputs]
+                outputs = EXECUTORS[node.kind](node, inputs, ctx)
+                for tag, pcollection in node.outputs.items():
+                    ctx.streams[pcollection] = outputs.get(tag, [])
         return PipelineResult(ctx.metrics, ctx.captures)
+

@@ -14,6 +14,7 @@ import pickle
 import re
 
 from panes.errors import RunnerError, UserCodeError
+from panes.runners.collector import cycle_collection_paused
 
 _MARK = "@@panes-user-code-error@@"
 _PATTERN = re.compile(re.escape(_MARK) + r"([A-Za-z0-9+/=]+)" + re.escape(_MARK))
@@ -55,12 +56,14 @@ def worker_function(fn):
 
 
 def worker_generator(fn):
-    """``worker_function`` for a partition function that yields."""
+    """``worker_function`` for a partition function that yields; the partition is processed
+    with the cycle collector paused."""
 
     @functools.wraps(fn)
     def wrapper(*args):
         try:
-            yield from fn(*args)
+            with cycle_collection_paused():
+                yield from fn(*args)
         except UserCodeError as error:
             raise TransportedError(_encode(error)) from None
 

@@ -18,7 +18,7 @@ from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import WindowingDriver
 from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Bundle, Watermark, by_step
-from panes.runners.replay import canonical_order, keyed, replay_grouping
+from panes.runners.replay import canonical_order, key_value, keyed, replay_grouping
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_function, worker_generator
 from panes.runners.spark.positions import by_position, grouped
@@ -72,13 +72,11 @@ def _lifted(rdd, node, strategy, aggregation, end_step, plan):
         grouping, first = BatchGrouping(strategy, aggregation), {}
         add = grouping.add_value
         for position, wv in records:
-            pair = wv.value
-            if type(pair) is not tuple or len(pair) != 2:
-                keyed(label, kind, wv)  # raises the error that names the fix
-            add(pair[0], pair[1], wv.timestamp, wv.windows)
-            known = first.get(pair[0])
+            key, value = key_value(label, kind, wv.value)
+            add(key, value, wv.timestamp, wv.windows)
+            known = first.get(key)
             if known is None or position < known:
-                first[pair[0]] = position
+                first[key] = position
         slots: dict = {}
         for key_window, slot in grouping.accumulators.items():
             slots.setdefault(key_window[0], {})[key_window] = slot
