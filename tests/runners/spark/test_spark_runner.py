@@ -120,3 +120,26 @@ def test_a_dataframe_read_record_at_a_time_scans_its_watermark_in_parallel(spark
                         result.metrics().counter("dropped_late")))
     assert results[0] == results[1]
     assert results[0][1] > 0  # the scenario does produce late data
+
+
+def test_runs_on_a_session_the_user_passes(spark):
+    p = beam.Pipeline(runner="spark", options={"spark_session": spark})
+    out = materialize(p | beam.Create([("a", 1), ("a", 2), ("b", 5)]) | beam.CombinePerKey(sum))
+    p.run()
+    assert sorted(out.values) == [("a", 3), ("b", 5)]
+
+
+def test_jobs_are_described_by_transform_label(spark):
+    seen = []
+    original = spark.sparkContext.setJobDescription
+    spark.sparkContext.setJobDescription = lambda text: (seen.append(text), original(text))
+    try:
+        p = beam.Pipeline(runner="spark")
+        events = p | beam.Create([TimestampedValue(("k", 1), 1)])
+        materialize(events | "Windowed" >> beam.WindowInto(
+            FixedWindows(5), trigger=AfterWatermark(early=AfterCount(1)))
+            | "EarlySums" >> beam.CombinePerKey(sum))
+        p.run()
+    finally:
+        del spark.sparkContext.setJobDescription
+    assert "panes: EarlySums" in seen
