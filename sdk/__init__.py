@@ -16,5 +16,6 @@ from panes.transforms.core import (
 )
 from panes.transforms.dofn import DoFn
 from panes.transforms.ptransform import PTransform
+from panes.transforms.util import Distinct, Keys, KvSwap, Values, WithKeys
 
 __version__ = "0.1.0"

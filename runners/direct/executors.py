@@ -67,7 +67,8 @@ def run_group_by_key(node, inputs, ctx):
 
 
 def run_combine_per_key(node, inputs, ctx):
-    return _run_grouping(node, inputs, ctx, CombineFnAggregation(lift(node.payload["combine_fn"])))
+    aggregation = CombineFnAggregation(lift(node.payload["combine_fn"]), node.id)
+    return _run_grouping(node, inputs, ctx, aggregation)
 
 
 def _run_grouping(node, inputs, ctx, aggregation):

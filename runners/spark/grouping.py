@@ -32,7 +32,7 @@ def plan_group_by_key(node, inputs, plan) -> dict:
 
 def plan_combine_per_key(node, inputs, plan) -> dict:
     return _plan_grouping(node, inputs[0], plan,
-                          CombineFnAggregation(lift(node.payload["combine_fn"])))
+                          CombineFnAggregation(lift(node.payload["combine_fn"]), node.id))
 
 
 def _plan_grouping(node, source, plan, aggregation) -> dict:

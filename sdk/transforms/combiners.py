@@ -46,3 +46,201 @@ class MinFn(_ExtremumFn):
 
 class MaxFn(_ExtremumFn):
     pick = staticmethod(max)
+
+
+class CountFn(CombineFn):
+    """The number of elements."""
+
+    def create_accumulator(self):
+        return 0
+
+    def add_input(self, accumulator, element):
+        return accumulator + 1
+
+    def merge_accumulators(self, accumulators):
+        return sum(accumulators)
+
+    def extract_output(self, accumulator):
+        return accumulator
+
+
+class MeanFn(CombineFn):
+    """The arithmetic mean; the accumulator is ``(sum, count)``, NaN for no elements (Beam)."""
+
+    def create_accumulator(self):
+        return (0, 0)
+
+    def add_input(self, accumulator, element):
+        return accumulator[0] + element, accumulator[1] + 1
+
+    def merge_accumulators(self, accumulators):
+        sums, counts = zip(*accumulators)
+        return sum(sums), sum(counts)
+
+    def extract_output(self, accumulator):
+        total, count = accumulator
+        return total / count if count else float("nan")
+
+
+class TopCombineFn(CombineFn):
+    """The ``n`` largest elements (by ``key``; smallest with ``reverse=True``), largest first.
+    The accumulator is a list of at most ``n`` elements."""
+
+    def __init__(self, n: int, key=None, reverse: bool = False):
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise ValueError(f"TopCombineFn needs a non-negative count n, got {n!r}")
+        self.n, self.key, self.reverse = n, key, reverse
+
+    def create_accumulator(self):
+        return []
+
+    def add_input(self, accumulator, element):
+        return self._top([*accumulator, element])
+
+    def add_inputs(self, accumulator, elements):
+        return self._top([*accumulator, *elements])
+
+    def merge_accumulators(self, accumulators):
+        return self._top([element for accumulator in accumulators for element in accumulator])
+
+    def extract_output(self, accumulator):
+        return list(accumulator)
+
+    def _top(self, elements):
+        import heapq
+
+        pick = heapq.nsmallest if self.reverse else heapq.nlargest
+        return pick(self.n, elements, key=self.key)
+
+    def default_label(self) -> str:
+        return f"Top({self.n})"
+
+
+class ToListCombineFn(CombineFn):
+    """All elements as a list (in no guaranteed order, as in Beam)."""
+
+    def create_accumulator(self):
+        return []
+
+    def add_input(self, accumulator, element):
+        accumulator.append(element)
+        return accumulator
+
+    def merge_accumulators(self, accumulators):
+        return [element for accumulator in accumulators for element in accumulator]
+
+    def extract_output(self, accumulator):
+        return list(accumulator)
+
+
+class ReduceFn(CombineFn):
+    """Folds the elements with an associative, commutative binary ``fn`` (Flink's reduce);
+    None for no elements."""
+
+    _EMPTY = ("panes.ReduceFn.empty",)
+
+    def __init__(self, fn):
+        if not callable(fn):
+            raise ValueError(f"ReduceFn needs a binary function, got {fn!r}")
+        self.fn = fn
+
+    def create_accumulator(self):
+        return self._EMPTY
+
+    def add_input(self, accumulator, element):
+        return element if accumulator == self._EMPTY else self.fn(accumulator, element)
+
+    def merge_accumulators(self, accumulators):
+        result = self._EMPTY
+        for accumulator in accumulators:
+            if accumulator != self._EMPTY:
+                result = accumulator if result == self._EMPTY else self.fn(result, accumulator)
+        return result
+
+    def extract_output(self, accumulator):
+        return None if accumulator == self._EMPTY else accumulator
+
+
+def _globally(fn_factory, name):
+    def globally(*args, **kwargs):
+        from panes.transforms.core import CombineGlobally
+
+        return CombineGlobally(fn_factory(*args), label=kwargs.get("label", name))
+    return globally
+
+
+def _per_key(fn_factory, name):
+    def per_key(*args, **kwargs):
+        from panes.transforms.core import CombinePerKey
+
+        return CombinePerKey(fn_factory(*args), label=kwargs.get("label", name))
+    return per_key
+
+
+class Count:
+    """``Count.Globally()``, ``Count.PerKey()``, ``Count.PerElement()`` (Beam's)."""
+
+    Globally = staticmethod(_globally(CountFn, "CountGlobally"))
+    PerKey = staticmethod(_per_key(CountFn, "CountPerKey"))
+
+    @staticmethod
+    def PerElement(label="CountPerElement"):  # noqa: N802 - Beam's name
+        from panes.transforms.ptransform import PTransform
+
+        class _PerElement(PTransform):
+            def expand(self, pcoll):
+                from panes.transforms.core import CombinePerKey, Map
+
+                return (pcoll | "PairWithOne" >> Map(lambda element: (element, None))
+                        | "CountPerKey" >> CombinePerKey(CountFn()))
+
+        return _PerElement(label=label)
+
+
+class Mean:
+    """``Mean.Globally()``, ``Mean.PerKey()``."""
+
+    Globally = staticmethod(_globally(MeanFn, "MeanGlobally"))
+    PerKey = staticmethod(_per_key(MeanFn, "MeanPerKey"))
+
+
+class Top:
+    """``Top.Of(n, key=None, reverse=False)``, ``Top.PerKey(n, ...)``, ``Top.Largest(n)``,
+    ``Top.Smallest(n)``, ``Top.LargestPerKey(n)``, ``Top.SmallestPerKey(n)``."""
+
+    @staticmethod
+    def Of(n, key=None, reverse=False, label="TopOf"):  # noqa: N802
+        from panes.transforms.core import CombineGlobally
+
+        return CombineGlobally(TopCombineFn(n, key, reverse), label=label)
+
+    @staticmethod
+    def PerKey(n, key=None, reverse=False, label="TopPerKey"):  # noqa: N802
+        from panes.transforms.core import CombinePerKey
+
+        return CombinePerKey(TopCombineFn(n, key, reverse), label=label)
+
+    @staticmethod
+    def Largest(n, label="TopLargest"):  # noqa: N802
+        return Top.Of(n, label=label)
+
+    @staticmethod
+    def Smallest(n, label="TopSmallest"):  # noqa: N802
+        return Top.Of(n, reverse=True, label=label)
+
+    @staticmethod
+    def LargestPerKey(n, label="TopLargestPerKey"):  # noqa: N802
+        return Top.PerKey(n, label=label)
+
+    @staticmethod
+    def SmallestPerKey(n, label="TopSmallestPerKey"):  # noqa: N802
+        return Top.PerKey(n, reverse=True, label=label)
+
+
+class ToList:
+    """``ToList()``: all elements of each window as one list (Beam's ``combiners.ToList``)."""
+
+    def __new__(cls, label="ToList"):
+        from panes.transforms.core import CombineGlobally
+
+        return CombineGlobally(ToListCombineFn(), label=label)

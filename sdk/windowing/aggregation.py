@@ -6,6 +6,8 @@ buffer (``panes.windowing.evicting``) keeps.
 
 from __future__ import annotations
 
+from panes.errors import UserCodeError
+
 
 class BufferAggregation:
     """GroupByKey: keeps every value; a pane is the list of them."""
@@ -25,19 +27,33 @@ class BufferAggregation:
 
 
 class CombineFnAggregation:
-    """CombinePerKey: keeps only the combiner's accumulator (incremental aggregation)."""
+    """CombinePerKey: keeps only the combiner's accumulator (incremental aggregation). A
+    failing combiner raises a UserCodeError naming the transform ``label``."""
 
-    def __init__(self, combine_fn):
+    def __init__(self, combine_fn, label: str = "CombinePerKey"):
         self.combine_fn = combine_fn
+        self.label = label
 
     def create(self):
-        return self.combine_fn.create_accumulator()
+        try:
+            return self.combine_fn.create_accumulator()
+        except Exception as error:
+            raise UserCodeError(self.label, None, error) from error
 
     def add(self, accumulator, value, timestamp=None, arrival=None):
-        return self.combine_fn.add_input(accumulator, value)
+        try:
+            return self.combine_fn.add_input(accumulator, value)
+        except Exception as error:
+            raise UserCodeError(self.label, value, error) from error
 
     def merge(self, accumulators):
-        return self.combine_fn.merge_accumulators(list(accumulators))
+        try:
+            return self.combine_fn.merge_accumulators(list(accumulators))
+        except Exception as error:
+            raise UserCodeError(self.label, None, error) from error
 
     def extract(self, accumulator):
-        return self.combine_fn.extract_output(accumulator)
+        try:
+            return self.combine_fn.extract_output(accumulator)
+        except Exception as error:
+            raise UserCodeError(self.label, accumulator, error) from error
