@@ -1,9 +1,14 @@
-"""Sources on Spark: well-known formats are read in place, in parallel; any other source (and
-any source read record at a time under a watermark strategy) is read on the driver, exactly as
-the direct runner reads it, and distributed."""
+"""Sources on Spark: text, Parquet and DataFrames are read in place, in parallel, as Beam batch
+or record at a time under a watermark strategy. Any other source, and one whose records carry
+arrival times (or may go idle), is read on the driver exactly as the direct runner reads it, and
+distributed."""
 
 from __future__ import annotations
 
+from panes.io.files import match_files
+from panes.io.parquet import ParquetSource, read_parquet_file
+from panes.io.text import TextSource
+from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.timestamp import MAX_TIMESTAMP
 from panes.transforms.source_element import source_element
@@ -14,8 +19,20 @@ from panes.runners.spark.collection import Collection, from_stream
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
 from panes.runners.spark.errors import worker_generator
 
-# Source type -> function(plan, source) giving an RDD of records whose partitions are in order.
-NATIVE_READERS = {DataFrameSource: dataframe_records}
+
+def _text_records(plan, source: TextSource):
+    return plan.sc.textFile(",".join(match_files(source.file_pattern)), plan.partitions)
+
+
+def _parquet_records(plan, source: ParquetSource):
+    files, columns = source.files(), source.columns
+    return plan.sc.parallelize(files, len(files)).flatMap(
+        lambda path: read_parquet_file(path, columns))
+
+
+# Source type -> function(plan, source) giving an RDD of the records with partitions in order.
+NATIVE_READERS = {DataFrameSource: dataframe_records, TextSource: _text_records,
+                  ParquetSource: _parquet_records}
 
 
 def reads_natively(node) -> bool:
@@ -26,8 +43,10 @@ def reads_natively(node) -> bool:
         return False
     payload = lift(node.payload)
     strategy = payload["watermark"]
-    return (type(payload["source"]) in NATIVE_READERS and payload["arrival_fn"] is None
-            and (strategy is None or strategy.idle_timeout is None))
+    source = payload["source"]
+    return (type(source) in NATIVE_READERS and payload["arrival_fn"] is None
+            and (strategy is None or strategy.idle_timeout is None)
+            and not getattr(source, "skip_header_lines", 0))
 
 
 def driver_read(node):
@@ -53,7 +72,10 @@ def _native(node, plan) -> Collection:
         for index, record in enumerate(records):
             yield (FIRST_STEP, partition, index), source_element(label, record, timestamp_fn)
 
-    records = NATIVE_READERS[type(source)](plan, source)
+    try:
+        records = NATIVE_READERS[type(source)](plan, source)
+    except OSError as error:
+        raise UserCodeError(label, None, error) from error
     rdd = records.mapPartitionsWithIndex(worker_generator(elements)).setName(label)
     if payload["watermark"] is None:
         return Collection(rdd, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP)

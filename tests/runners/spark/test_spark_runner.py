@@ -144,11 +144,3 @@ def test_jobs_are_described_by_transform_label(spark):
         del spark.sparkContext.setJobDescription
     assert "panes: EarlySums" in seen
 
-
-def test_a_failing_combiner_names_the_transform(runner):
-    p = beam.Pipeline(runner=runner)
-    p | beam.Create([("a", 1), ("a", "x")]) | "Total" >> beam.CombinePerKey(sum)
-    with pytest.raises(UserCodeError) as caught:
-        p.run()
-    assert caught.value.label == "Total"
-    assert isinstance(caught.value.cause, TypeError)
