@@ -22,7 +22,7 @@ VISITS = ([("10115", 60 * i) for i in range(7)]          # 7 visits in hour 0: p
           + [("20095", HOUR + 60 * i) for i in range(5)])  # 5 visits in hour 1: published
 
 
-def build(p, visits):
+def build(p, visits=VISITS):
     return (p
             | "Visits" >> beam.Create([TimestampedValue((zip_code, 1), t) for zip_code, t in visits])
             | "Hourly" >> beam.WindowInto(

@@ -41,7 +41,7 @@ def with_window_start(kv, window=beam.DoFn.WindowParam):
     return sensor, window.start // 1_000_000, reading
 
 
-def build(p, readings):
+def build(p, readings=READINGS):
     return (p
             | "Readings" >> beam.Create([TimestampedValue((s, v), t) for s, v, t in readings])
             | "Minutes" >> beam.WindowInto(FixedWindows(60))

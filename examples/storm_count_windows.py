@@ -14,7 +14,7 @@ from panes.testing import materialize
 from panes.window import CountWindows
 
 
-def build(p, numbers):
+def build(p, numbers=range(1, 91)):
     """Returns (sliding sums, averages of three consecutive sums)."""
     sums = (p
             | "Numbers" >> beam.Create([("all", n) for n in numbers])

@@ -20,7 +20,7 @@ CLICKS = [  # (page, clicks, event time in seconds)
 ]
 
 
-def build(p, clicks, k):
+def build(p, clicks=CLICKS, k=2):
     sums = (p
             | "Clicks" >> beam.Create([TimestampedValue((page, n), t) for page, n, t in clicks])
             | "PerKeyWindows" >> beam.WindowInto(FixedWindows(5))

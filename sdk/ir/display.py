@@ -1,0 +1,29 @@
+"""The IR as text a person reads: nodes in order, their inputs, payloads and output windowing."""
+
+from __future__ import annotations
+
+
+def describe(ir) -> str:
+    lines = [f"panes IR version {ir.version}", f"requires: {', '.join(ir.requirements)}", ""]
+    for node in ir.nodes.values():
+        inputs = f" <- {', '.join(node.inputs)}" if node.inputs else ""
+        lines.append(f"{node.id} [{node.kind}]{inputs}")
+        for side in node.side_inputs:
+            lines.append(f"  side input {side.view}: {side.pcollection}")
+        for name, value in node.payload.items():
+            if value not in (None, (), {}, False):
+                lines.append(f"  {name}: {value!r}")
+        for tag, pcollection in node.outputs.items():
+            lines.append(f"  -> {pcollection}: {windowing(ir.pcollections[pcollection].windowing)}")
+    if ir.composites:
+        lines += ["", "composites:"]
+        lines += [f"  {c.id}: {', '.join(c.parts)}" for c in ir.composites]
+    return "\n".join(lines)
+
+
+def windowing(strategy) -> str:
+    parts = [repr(strategy.window_fn), repr(strategy.trigger), strategy.accumulation_mode.value,
+             f"lateness {strategy.allowed_lateness}", strategy.timestamp_combiner.value]
+    if strategy.evictor is not None:
+        parts.append(repr(strategy.evictor))
+    return ", ".join(parts)
