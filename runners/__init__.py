@@ -10,17 +10,23 @@ _RUNNERS = {
 }
 
 
+def check_runner(runner) -> None:
+    """Raises a clear error for a runner that is neither a known name nor a runner object."""
+    if isinstance(runner, str):
+        if runner.lower().removesuffix("runner") not in _RUNNERS:
+            raise PipelineConstructionError(
+                f"unknown runner {runner!r}; choose one of {sorted(_RUNNERS)}")
+    elif not hasattr(runner, "run_pipeline"):
+        raise PipelineConstructionError(
+            f"runner must be a name {sorted(_RUNNERS)} or a runner object, got {runner!r}")
+
+
 def create_runner(runner):
     """A runner object from a name ("direct", "spark", "DirectRunner", ...) or an instance."""
+    check_runner(runner)
     if not isinstance(runner, str):
-        if not hasattr(runner, "run_pipeline"):
-            raise PipelineConstructionError(
-                f"runner must be a name {sorted(_RUNNERS)} or a runner object, got {runner!r}")
         return runner
     name = runner.lower().removesuffix("runner")
-    if name not in _RUNNERS:
-        raise PipelineConstructionError(
-            f"unknown runner {runner!r}; choose one of {sorted(_RUNNERS)}")
     import importlib
 
     module_name, class_name = _RUNNERS[name]

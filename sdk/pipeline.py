@@ -40,6 +40,9 @@ class Pipeline:
             options = options.with_values(**PipelineOptions.from_args(argv).get_all_options())
         self.options = options
         self.runner = runner if runner is not None else options.runner
+        from panes.runners import check_runner
+
+        check_runner(self.runner)
         self.root = AppliedTransform(None, "", None)
         self._stack = [self.root]
         self._labels: set[str] = set()

@@ -98,7 +98,11 @@ class AsSideInput:
 
     def __init__(self, pcoll: PCollection):
         if not isinstance(pcoll, PCollection):
-            raise TypeError(f"{type(self).__name__} takes a PCollection, got {type(pcoll).__name__}")
+            from panes.errors import PipelineConstructionError
+
+            raise PipelineConstructionError(
+                f"{type(self).__name__} takes a PCollection, got {type(pcoll).__name__}; make "
+                f"one first, e.g. {type(self).__name__}(p | 'Side' >> Create([...]))")
         self.pvalue = pcoll
 
 

@@ -201,10 +201,26 @@ def _strategy(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_
         fields["timestamp_combiner"] = timestamp_combiner
     if evictor is not None:
         fields["evictor"] = evictor
+    from panes.trigger import AccumulationMode
+    from panes.window import TimestampCombiner
+
     try:
-        return WindowingStrategy(**fields)
-    except TypeError as error:
+        strategy = WindowingStrategy(**fields)
+    except (TypeError, ValueError) as error:
         raise PipelineConstructionError(f"WindowInto: {error}") from error
+    if not isinstance(strategy.accumulation_mode, AccumulationMode):
+        raise PipelineConstructionError(
+            f"WindowInto: accumulation_mode must be AccumulationMode.DISCARDING or "
+            f"AccumulationMode.ACCUMULATING, got {accumulation_mode!r}")
+    if not isinstance(strategy.timestamp_combiner, TimestampCombiner):
+        raise PipelineConstructionError(
+            f"WindowInto: timestamp_combiner must be a TimestampCombiner (e.g. "
+            f"TimestampCombiner.OUTPUT_AT_EOW), got {timestamp_combiner!r}")
+    if strategy.allowed_lateness.micros < 0:
+        raise PipelineConstructionError(
+            f"WindowInto: allowed_lateness must not be negative, got {strategy.allowed_lateness}; "
+            f"use 0 to drop everything behind the watermark")
+    return strategy
 
 
 # -- grouping -----------------------------------------------------------------------------------

@@ -1,0 +1,128 @@
+"""Misuse gets a clear error that names what is wrong and how to fix it, before anything runs
+where that is possible, and never as a deep stack trace from a runner."""
+
+import dataclasses
+import threading
+
+import pytest
+
+import panes as beam
+from panes.errors import PipelineConstructionError, UserCodeError, ValidationError
+from panes.ir import validate
+from panes.trigger import AfterCount
+from panes.window import FixedWindows
+
+
+def one_node_ir():
+    p = beam.Pipeline()
+    p | beam.Create([1])
+    return p.to_ir()
+
+
+def duplicate_label():
+    p = beam.Pipeline()
+    numbers = p | beam.Create([1])
+    numbers | "Show" >> beam.Map(str)
+    numbers | "Show" >> beam.Map(repr)
+
+
+def unpicklable_function():
+    lock = threading.Lock()
+    p = beam.Pipeline()
+    p | beam.Create([1]) | "UsesLock" >> beam.Map(lambda x: (lock, x))
+    p.run()
+
+
+def unsafe_trigger():
+    p = beam.Pipeline()
+    (p | beam.Create([("k", 1)]) | beam.WindowInto(FixedWindows(1), trigger=AfterCount(2))
+     | beam.GroupByKey())
+    p.run()
+
+
+def grouping_non_pairs():
+    p = beam.Pipeline()
+    p | beam.Create([1, 2]) | "Group" >> beam.GroupByKey()
+
+
+def version_mismatch():
+    validate(dataclasses.replace(one_node_ir(), version=99))
+
+
+def unknown_node_kind():
+    ir = one_node_ir()
+    node = next(iter(ir.nodes.values()))
+    validate(dataclasses.replace(ir, nodes={node.id: dataclasses.replace(node, kind="teleport")}))
+
+
+def flatten_of_different_windowing():
+    p = beam.Pipeline()
+    plain = p | "Plain" >> beam.Create([1])
+    windowed = p | "Windowed" >> beam.Create([2]) | beam.WindowInto(FixedWindows(1))
+    (plain, windowed) | beam.Flatten()
+
+
+def undeclared_output_tag():
+    class Tagger(beam.DoFn):
+        def process(self, element):
+            yield beam.TaggedOutput("other", element)
+
+    p = beam.Pipeline()
+    p | beam.Create([1]) | "Tagger" >> beam.ParDo(Tagger())
+    p.run()
+
+
+MISUSES = [
+    # (what is done, error type, words the message must contain: what is wrong, and the fix)
+    (duplicate_label, PipelineConstructionError, ["'Show' already exists", "unique label"]),
+    (unpicklable_function, ValidationError, ["cannot serialize", "DoFn.setup()"]),
+    (lambda: beam.Pipeline(options={"runnr": "spark"}), PipelineConstructionError,
+     ["unknown pipeline option", "known options are"]),
+    (lambda: beam.Pipeline(runner="flink"), PipelineConstructionError,
+     ["unknown runner 'flink'", "choose one of ['direct', 'spark']"]),
+    (lambda: [1, 2] | beam.Map(str), PipelineConstructionError,
+     ["Map(str)", "must be applied to a pipeline, a PCollection"]),
+    (lambda: beam.Pipeline() | beam.Map(str), PipelineConstructionError,
+     ["not the pipeline itself", "start with p | Create(...)"]),
+    (lambda: beam.WindowInto(FixedWindows), PipelineConstructionError,
+     ["got the class FixedWindows", "WindowInto(FixedWindows(...))"]),
+    (lambda: beam.WindowInto(FixedWindows(1), allowed_lateness=-5), PipelineConstructionError,
+     ["allowed_lateness must not be negative", "use 0"]),
+    (lambda: beam.WindowInto(FixedWindows(1), accumulation_mode="sometimes"),
+     PipelineConstructionError, ["accumulation_mode", "AccumulationMode.ACCUMULATING"]),
+    (unsafe_trigger, ValidationError,
+     ["WindowInto(FixedWindows)", "unsafe trigger", "Repeatedly", "allow_unsafe_triggers=True"]),
+    (grouping_non_pairs, PipelineConstructionError, ["GroupByKey 'Group'", "WithKeys"]),
+    (version_mismatch, ValidationError, ["IR version 99", "recompile"]),
+    (unknown_node_kind, ValidationError, ["node 'Create'", "unknown kind 'teleport'"]),
+    (lambda: beam.Map(3), PipelineConstructionError, ["Map needs a callable"]),
+    (lambda: beam.CombinePerKey(beam.combiners.MeanFn), PipelineConstructionError,
+     ["CombinePerKey", "MeanFn()"]),
+    (lambda: beam.AsSingleton([1]), PipelineConstructionError,
+     ["AsSingleton takes a PCollection", "Create([...])"]),
+    (lambda: "a/b" >> beam.Map(str), PipelineConstructionError, ["contains '/'"]),
+    (flatten_of_different_windowing, PipelineConstructionError,
+     ["Flatten", "different windowing strategies"]),
+    (lambda: beam.Partition(lambda x, n: 0, 0), PipelineConstructionError,
+     ["Partition", "positive number of partitions"]),
+    (undeclared_output_tag, UserCodeError, ["'Tagger'", "with_outputs('other')"]),
+]
+
+
+@pytest.mark.parametrize("misuse, error, words", MISUSES,
+                         ids=[m[0].__name__ if m[0].__name__ != "<lambda>" else f"case{i}"
+                              for i, m in enumerate(MISUSES)])
+def test_misuse_gets_a_clear_error(misuse, error, words):
+    with pytest.raises(error) as caught:
+        misuse()
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_a_failing_user_function_names_the_transform_and_element(runner):
+    p = beam.Pipeline(runner=runner)
+    p | beam.Create([("a", 1), ("a", "x")]) | "Total" >> beam.CombinePerKey(sum)
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    assert caught.value.label == "Total"
+    assert isinstance(caught.value.cause, TypeError)

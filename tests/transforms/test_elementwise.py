@@ -1,0 +1,145 @@
+"""Element-wise transforms: Create, Map, FlatMap, Filter, MapTuple, ParDo with DoFns, tagged
+outputs, DoFn parameters, Partition, Flatten, Reshuffle and the key-value utilities."""
+
+import panes as beam
+from panes.metrics import Metrics
+from panes.testing import assert_that, equal_to, materialize
+from panes.window import FixedWindows, IntervalWindow, TimestampedValue
+
+S = 1_000_000
+
+
+def run(runner, build):
+    """Builds a pipeline with ``build(p)`` -> handles, runs it on ``runner``, returns values."""
+    p = beam.Pipeline(runner=runner)
+    handles = build(p)
+    result = p.run()
+    return result, [h.values for h in handles]
+
+
+def test_map_flatmap_filter_and_maptuple(runner):
+    def build(p):
+        numbers = p | beam.Create([1, 2, 3, 4])
+        return [materialize(numbers | "Square" >> beam.Map(lambda x, k: x * x + k, 1)),
+                materialize(numbers | "Repeat" >> beam.FlatMap(lambda x: [x] * (x % 3))),
+                materialize(numbers | "Even" >> beam.Filter(lambda x: x % 2 == 0)),
+                materialize(numbers | "Pair" >> beam.Map(lambda x: (x, -x))
+                            | "Add" >> beam.MapTuple(lambda a, b: a - b))]
+
+    _, (squares, repeated, even, doubled) = run(runner, build)
+    assert sorted(squares) == [2, 5, 10, 17]
+    assert sorted(repeated) == [1, 2, 2, 4]
+    assert sorted(even) == [2, 4]
+    assert sorted(doubled) == [2, 4, 6, 8]
+
+
+class Lifecycle(beam.DoFn):
+    """Records which lifecycle methods ran, through its outputs and metrics."""
+
+    def setup(self):
+        self.prefix = "set-up"
+
+    def start_bundle(self):
+        Metrics.counter("lifecycle", "bundles").inc()
+
+    def process(self, element):
+        Metrics.distribution("lifecycle", "sizes").update(len(element))
+        yield f"{self.prefix}:{element}"
+
+    def finish_bundle(self):
+        Metrics.counter("lifecycle", "finished").inc()
+
+    def teardown(self):
+        self.prefix = None
+
+
+def test_dofn_lifecycle_and_metrics(runner):
+    result, [out] = run(runner, lambda p: [materialize(
+        p | beam.Create(["a", "bb", "ccc"]) | "Life" >> beam.ParDo(Lifecycle()))])
+    assert sorted(out) == ["set-up:a", "set-up:bb", "set-up:ccc"]
+    metrics = result.metrics()
+    assert metrics.counter("bundles") == metrics.counter("finished") >= 1
+    [sizes] = metrics.query("sizes")["distributions"]
+    assert (sizes.committed.count, sizes.committed.sum, sizes.committed.min,
+            sizes.committed.max) == (3, 6, 1, 3)
+
+
+class SplitByParity(beam.DoFn):
+    def process(self, element):
+        if element < 0:
+            return
+        yield beam.TaggedOutput("odd" if element % 2 else "even", element)
+        yield element * 10
+
+
+def test_tagged_outputs(runner):
+    def build(p):
+        outputs = p | beam.Create([1, 2, 3, -1]) | beam.ParDo(SplitByParity()).with_outputs(
+            "odd", "even", main="tens")
+        return [materialize(outputs.tens, "Tens"), materialize(outputs.odd, "Odd"),
+                materialize(outputs["even"], "Even")]
+
+    _, (tens, odd, even) = run(runner, build)
+    assert (sorted(tens), sorted(odd), sorted(even)) == ([10, 20, 30], [1, 3], [2])
+
+
+class Describe(beam.DoFn):
+    def process(self, element, timestamp=beam.DoFn.TimestampParam,
+                window=beam.DoFn.WindowParam, pane=beam.DoFn.PaneInfoParam):
+        yield element, timestamp.micros, window, pane.is_first
+
+
+def test_timestamp_window_and_pane_parameters(runner):
+    _, [out] = run(runner, lambda p: [materialize(
+        p | beam.Create([TimestampedValue("x", 7), TimestampedValue("y", 12)])
+        | beam.WindowInto(FixedWindows(10)) | beam.ParDo(Describe()))])
+    # Before any grouping an element's pane is Beam's NO_FIRING, which is first and last.
+    assert sorted(out) == [("x", 7 * S, IntervalWindow(0, 10 * S), True),
+                           ("y", 12 * S, IntervalWindow(10 * S, 20 * S), True)]
+
+
+def test_timestamped_outputs_move_elements_in_event_time(runner):
+    def build(p):
+        stamped = (p | beam.Create([("a", 1), ("a", 2), ("b", 30)])
+                   | "Stamp" >> beam.Map(lambda kv: TimestampedValue(kv, kv[1])))
+        grouped = (stamped | beam.WindowInto(FixedWindows(10))
+                   | "Key" >> beam.Map(lambda kv: (kv[0], kv)) | beam.GroupByKey())
+        return [materialize(grouped | "Describe" >> beam.Map(
+            lambda kv, w=beam.DoFn.WindowParam: (kv[0], sorted(kv[1]), w.start // S)))]
+
+    _, [out] = run(runner, build)
+    assert sorted(out) == [("a", [("a", 1), ("a", 2)], 0), ("b", [("b", 30)], 30)]
+
+
+def test_partition_flatten_and_reshuffle(runner):
+    def build(p):
+        parts = p | beam.Create(range(10)) | beam.Partition(lambda x, n: x % n, 3)
+        merged = (parts[0], parts[2]) | beam.Flatten()
+        return [materialize(parts[1], "One"), materialize(merged | beam.Reshuffle(), "Merged")]
+
+    _, (one, merged) = run(runner, build)
+    assert sorted(one) == [1, 4, 7]
+    assert sorted(merged) == [0, 2, 3, 5, 6, 8, 9]
+
+
+def test_key_value_utilities(runner):
+    def build(p):
+        pairs = p | beam.Create([("a", 1), ("b", 2), ("a", 1)])
+        return [materialize(pairs | beam.Keys(), "K"), materialize(pairs | beam.Values(), "V"),
+                materialize(pairs | beam.KvSwap(), "S"), materialize(pairs | beam.Distinct(), "D"),
+                materialize(pairs | "Vals" >> beam.Values() | beam.WithKeys(lambda v: v * 10), "W"),
+                materialize(pairs | "Ks" >> beam.Keys() | "Const" >> beam.WithKeys("k"), "C")]
+
+    _, (keys, values, swapped, distinct, keyed, constant) = run(runner, build)
+    assert sorted(keys) == ["a", "a", "b"]
+    assert sorted(values) == [1, 1, 2]
+    assert sorted(swapped) == [(1, "a"), (1, "a"), (2, "b")]
+    assert sorted(distinct) == [("a", 1), ("b", 2)]
+    assert sorted(keyed) == [(10, 1), (10, 1), (20, 2)]
+    assert sorted(constant) == [("k", "a"), ("k", "a"), ("k", "b")]
+
+
+def test_assert_that_checks_after_the_run(runner):
+    p = beam.Pipeline(runner=runner)
+    assert_that(p | beam.Create([3, 1, 2]) | beam.Map(lambda x: x + 1), equal_to([2, 3, 4]))
+    p.run()
