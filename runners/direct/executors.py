@@ -133,10 +133,11 @@ def run_flatten(node, inputs, ctx):
 
 def run_write(node, inputs, ctx):
     sink = lift(node.payload["sink"])
-    elements = elements_of(inputs[0])
     if isinstance(sink, CaptureSink):
-        ctx.captures[sink.capture_id] = elements
+        ctx.captures[sink.capture_id] = [(event.step, wv) for event in inputs[0]
+                                         if isinstance(event, Bundle) for wv in event.elements]
         return {}
+    elements = elements_of(inputs[0])
     try:
         sink.write_records([wv.value for wv in elements])
     except Exception as error:

@@ -77,12 +77,12 @@ class Plan:
             return run()
 
     def collect_sorted(self, collection: Collection, label: str) -> list:
-        """The collection's windowed values in event-log order, on the driver."""
-        records = self.action(label, collection.rdd.collect)
-        return [wv for _, wv in sorted(records, key=by_position)]
+        """The collection's ``(position, windowed value)`` in event-log order, on the driver."""
+        return sorted(self.action(label, collection.rdd.collect), key=by_position)
 
     def collect_values(self, pcollection_id) -> list:
-        return self.collect_sorted(self.collections[pcollection_id], f"side input {pcollection_id}")
+        records = self.collect_sorted(self.collections[pcollection_id], f"side input {pcollection_id}")
+        return [wv for _, wv in records]
 
     def release(self) -> None:
         for rdd in self._persisted:
@@ -101,12 +101,12 @@ def plan_flatten(node, inputs, plan):
 
 def plan_write(node, inputs, plan):
     sink = lift(node.payload["sink"])
-    values = plan.collect_sorted(inputs[0], node.id)
+    records = plan.collect_sorted(inputs[0], node.id)
     if isinstance(sink, CaptureSink):
-        plan.captures[sink.capture_id] = values
+        plan.captures[sink.capture_id] = [(position[0], wv) for position, wv in records]
         return {}
     try:
-        sink.write_records([wv.value for wv in values])
+        sink.write_records([wv.value for _, wv in records])
     except Exception as error:
         raise UserCodeError(node.id, None, error) from error
     return {}

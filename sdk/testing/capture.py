@@ -19,14 +19,18 @@ class CaptureSink(Sink):
 
 
 class Materialized:
-    """Filled after the pipeline runs: ``windowed_values`` and ``values``."""
+    """Filled after the pipeline runs: ``windowed_values``, ``values``, and ``steps`` — the
+    event-log step at which each value was emitted (runners capture ``(step, value)``)."""
 
     def __init__(self, capture_id: str):
         self.capture_id = capture_id
         self._windowed_values = None
+        self.steps = None
 
     def _fill(self, result) -> None:
-        self._windowed_values = list(result.captures.get(self.capture_id, []))
+        captured = list(result.captures.get(self.capture_id, []))
+        self.steps = [step for step, _ in captured]
+        self._windowed_values = [wv for _, wv in captured]
 
     @property
     def windowed_values(self) -> list:
