@@ -1,5 +1,7 @@
-"""Beam's trigger transcripts (``beam_trigger_transcripts.yaml``, copied from apache_beam) run
-against ``WindowingDriver``: the bare-driver harness of Beam's ``trigger_test.py``.
+"""Beam's trigger transcripts (``beam_trigger_transcripts.yaml``, copied from apache_beam), run
+two ways: against a bare ``WindowingDriver`` step by step (the harness of Beam's
+``trigger_test.py``: every ``expect`` right after its action), and as TestStream pipelines on
+every runner (all panes emitted before the end of input, matched against all ``expect``s).
 
 Times in transcripts are seconds; windows are ``[start, int(max_timestamp)]``. The harness
 defaults to accumulating mode, as Beam's does. Transcripts with an ``error`` are negative
@@ -15,14 +17,19 @@ import re
 import pytest
 import yaml
 
+import panes as beam
 from panes import trigger as trigger_module
 from panes import window as window_module
 from panes.timestamp import MICROS_PER_SECOND
 from panes.trigger import AccumulationMode
-from panes.window import AssignContext, FixedWindows, TimestampCombiner, WindowedValue
+from panes.runners.eventlog import END_STEP
+from panes.testing import TestStream, materialize
+from panes.window import (AssignContext, FixedWindows, TimestampCombiner, TimestampedValue,
+                          WindowedValue)
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.driver import MAIN, WindowingDriver
 from panes.windowing.strategy import WindowingStrategy
+from runners_under_test import RUNNERS
 
 HERE = os.path.dirname(__file__)
 KEY = "key"
@@ -160,3 +167,43 @@ def test_transcript(spec):
             run_transcript(spec)
     else:
         run_transcript(spec)
+
+
+def run_transcript_pipeline(spec, runner) -> None:
+    """The transcript as one pipeline: inputs and watermarks become a TestStream; every pane
+    emitted before the end of input must match one ``expect`` entry, and each entry one pane."""
+    strategy = _strategy(spec)
+    stream, expected = TestStream(), []
+    for line in spec["transcript"]:
+        ((action, params),) = line.items()
+        if action == "input":
+            stream = stream.add_elements([TimestampedValue((KEY, t), t) for t in params])
+        elif action == "watermark":
+            stream = stream.advance_watermark_to(params)
+        elif action == "expect":
+            expected += params
+    p = beam.Pipeline(runner=runner, options={"allow_unsafe_triggers": True})
+    panes = materialize(
+        p | stream | beam.WindowInto(strategy.window_fn, trigger=strategy.trigger,
+                                     accumulation_mode=strategy.accumulation_mode,
+                                     timestamp_combiner=strategy.timestamp_combiner,
+                                     allowed_lateness=strategy.allowed_lateness)
+        | beam.GroupByKey())
+    p.run()
+    output = [_info(wv) for wv, step in zip(panes.windowed_values, panes.steps) if step < END_STEP]
+    for entry in expected:
+        match = next((c for c in output if all(c[k] == entry[k] for k in c if k in entry)), None)
+        assert match is not None, f"Unmatched output {entry} in {output}"
+        output.remove(match)
+    assert not output, f"Unexpected output: {output}"
+
+
+PIPELINE_SPECS = [s for s in SPECS if "error" not in s]
+
+
+@pytest.mark.parametrize("runner_name", RUNNERS)
+@pytest.mark.parametrize("spec", PIPELINE_SPECS, ids=[s["name"] for s in PIPELINE_SPECS])
+def test_transcript_as_a_pipeline(spec, runner_name, request):
+    if runner_name == "spark":
+        request.getfixturevalue("spark")
+    run_transcript_pipeline(spec, runner_name)

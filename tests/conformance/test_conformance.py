@@ -1,0 +1,41 @@
+"""Every scenario of the corpus, on every runner: the outputs must be the expected panes.
+
+Scenarios marked ``bundles: insensitive`` pin results that cannot depend on how input is
+bundled; they also run with each bundle reversed and split into one-element bundles.
+"""
+
+import pytest
+
+from harness import load_scenarios, run_scenario, scenario_id
+from runners_under_test import RUNNERS
+
+SCENARIOS = load_scenarios()
+INSENSITIVE = [s for s in SCENARIOS if s.get("bundles") == "insensitive"]
+
+
+def check(scenario, outcome):
+    context = f"{scenario_id(scenario)}: {scenario.get('why', '')}"
+    assert outcome["rows"] == sorted(scenario["expected"]), context
+    assert outcome.get("late", []) == sorted(scenario.get("late", [])), context
+    assert outcome.get("then", []) == sorted(scenario.get("then", [])), context
+    assert outcome["counters"] == scenario.get("counters", {}), context
+
+
+@pytest.mark.parametrize("runner_name", RUNNERS)
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=scenario_id)
+def test_scenario(scenario, runner_name, request):
+    if runner_name == "spark":
+        request.getfixturevalue("spark")
+    check(scenario, run_scenario(scenario, runner_name))
+
+
+@pytest.mark.parametrize("variant", [{"reverse_bundles": True}, {"single_elements": True}],
+                         ids=["reversed-bundles", "one-element-bundles"])
+@pytest.mark.parametrize("scenario", INSENSITIVE, ids=scenario_id)
+def test_bundle_insensitive_scenario(scenario, variant):
+    check(scenario, run_scenario(scenario, "direct", **variant))
+
+
+def test_the_corpus_is_large_and_covers_every_file():
+    assert len(SCENARIOS) >= 120
+    assert all("expected" in s and s.get("why") for s in SCENARIOS)
