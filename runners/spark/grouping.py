@@ -13,6 +13,7 @@ from pyspark.rdd import portable_hash
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.window import Sessions
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import WindowingDriver
@@ -77,6 +78,8 @@ def _lifted(rdd, node, strategy, aggregation, end_step, plan):
             known = first.get(key)
             if known is None or position < known:
                 first[key] = position
+        if isinstance(strategy.window_fn, Sessions):
+            grouping.merge_windows()  # map-side: ship each key's sessions, not its elements
         slots: dict = {}
         for key_window, slot in grouping.accumulators.items():
             slots.setdefault(key_window[0], {})[key_window] = slot

@@ -68,8 +68,7 @@ class BatchGrouping:
 
     def panes(self) -> list:
         """The ON_TIME pane of every key and window, after merging windows."""
-        if self.strategy.window_fn.is_merging():
-            self._merge_windows()
+        self.merge_windows()
         lateness = self.strategy.allowed_lateness.micros
         panes = []
         for (key, window), (accumulator, timestamp) in self.accumulators.items():
@@ -82,7 +81,11 @@ class BatchGrouping:
                                        (window,), pane))
         return panes
 
-    def _merge_windows(self) -> None:
+    def merge_windows(self) -> None:
+        """Merges each key's windows as the merging window fn decides (no-op otherwise). Merging
+        part of the input first (e.g. per Spark partition) ends in the same windows."""
+        if not self.strategy.window_fn.is_merging():
+            return
         windows_by_key: dict = {}
         for key, window in self.accumulators:
             windows_by_key.setdefault(key, []).append(window)
