@@ -12,7 +12,7 @@ from panes.errors import UserCodeError
 from panes.timestamp import MIN_TIMESTAMP
 from panes.window import WindowedValue
 from panes.windowing.driver import LATE, MAIN
-from panes.runners.eventlog import Bundle, Watermark, by_step
+from panes.runners.eventlog import END_STEP, Bundle, Watermark, by_step
 
 
 def key_value(label: str, kind: str, value) -> tuple:
@@ -50,14 +50,23 @@ def canonical_order(outputs: list, rank: dict) -> list:
     return sorted(outputs, key=lambda wv: (rank[wv.value[0]], window_order(wv.windows[0])))
 
 
+def _clock_first(step, events):
+    """A record's arrival moves the clock before the record is processed; at the end of input
+    the watermark goes to +inf first, and processing time ends after it."""
+    if step == END_STEP:
+        return events
+    return sorted(events, key=lambda pair: pair[0] != 1)
+
+
 def replay_grouping(driver, steps, rank: dict):
     """Drives ``driver`` through ``steps`` — ``by_step([input stream, clock events])`` of keyed
-    bundles — and returns the ``main`` and ``late`` output streams."""
+    bundles (input 0) and processing-time advances (input 1) — and returns the ``main`` and
+    ``late`` output streams."""
     main, late = [], []
     output_watermark, input_idle, output_idle = MIN_TIMESTAMP, False, False
     for step, events in steps:
         emissions = []
-        for index, event in events:
+        for index, event in _clock_first(step, events):
             if isinstance(event, Bundle):
                 emissions += driver.process_bundle(event.elements)
             elif index == 0:

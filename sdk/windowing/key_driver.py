@@ -232,7 +232,11 @@ class KeyDriver:
                 self._garbage_collect(window, state, emissions)
                 continue
             if not state.closed and self.trigger.should_fire(self._context(window, state)):
-                self._emit(window, state, emissions)
+                # Flink-style, lateness 0: a firing once the watermark has passed the window's
+                # end is its last, as Beam marks the end-of-window pane then.
+                final = (self.effective.cleanup == Cleanup.FLINK and domain == EVENT_TIME
+                         and clock > self._gc_time(window) == window.max_timestamp())
+                self._emit(window, state, emissions, final=final)
             if domain == EVENT_TIME and time == window.max_timestamp():
                 self.timers.set(window, self._gc_time(window), EVENT_TIME)
         return emissions
@@ -245,18 +249,19 @@ class KeyDriver:
                 self._on_trigger(window, state, is_final=True, emissions=emissions)
             else:
                 if self.trigger.should_fire(self._context(window, state)):
-                    self._emit(window, state, emissions)
+                    self._emit(window, state, emissions, final=True)
                 self.counters.purged_unfired += state.unfired
         self.timers.delete_window(window)
         del self.windows[window]
 
     # -- firing ---------------------------------------------------------------------------------
 
-    def _emit(self, window, state: WindowState, emissions: list) -> None:
-        """The trigger is ready: fire it, emit the pane, and discard or close as it implies."""
+    def _emit(self, window, state: WindowState, emissions: list, final: bool = False) -> None:
+        """The trigger is ready: fire it, emit the pane (the window's last if the trigger
+        finished or the window is being cleaned up), and discard or close as it implies."""
         self.trigger.on_fire(self._context(window, state))
         finished = self.trigger.is_closed(state.trigger)
-        self._on_trigger(window, state, finished, emissions)
+        self._on_trigger(window, state, finished or final, emissions)
         state.has_new_elements = False
         if finished or self.effective.accumulation_mode == AccumulationMode.DISCARDING:
             state.contents, state.size = self.contents.create(), 0
