@@ -3,24 +3,27 @@
     python -m benchmarks.run [--sizes 1000000,10000000] [--workloads 1,2,3,4,5]
                              [--systems rdd,dataframe,panes-spark,panes-direct,beam]
 
-Results of all systems are checked equal before any time is reported. Times include reading
-the input files; Spark's session start is not timed. Writes benchmarks/results/latest.md and
-latest.png.
+Each measurement runs in a fresh process (``benchmarks.one``); results of all systems are
+checked equal (by digest) before any time is reported. Times include reading the input files;
+starting Spark is not timed. Peak memory is the driver process's peak resident set (for Spark
+systems the JVM is a separate process). Writes benchmarks/results/latest.md and latest.png.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
-import threading
-import time
+import subprocess
+import sys
 from pathlib import Path
 
 from benchmarks import workloads as w
 from benchmarks.datagen import events_csv, events_parquet, words_text
 
 RESULTS = Path(__file__).parent / "results"
+ROOT = Path(__file__).parent.parent
 SYSTEMS = ["rdd", "dataframe", "panes-spark", "panes-direct", "beam"]
 # Where a system takes too long to be worth waiting for: (system, workload) -> largest size.
 SIZE_LIMITS = {("beam", 1): 1_000_000, ("beam", 5): 1_000_000,
@@ -28,65 +31,26 @@ SIZE_LIMITS = {("beam", 1): 1_000_000, ("beam", 5): 1_000_000,
                ("panes-spark", 4): 1_000_000}
 
 
-class PeakMemory:
-    """Samples this process's resident memory while a run is in progress."""
-
-    def __init__(self):
-        self.peak, self._running = 0, False
-
-    def _rss(self) -> int:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-    def _sample(self):
-        while self._running:
-            self.peak = max(self.peak, self._rss())
-            time.sleep(0.05)
-
-    def __enter__(self):
-        self._running, self.peak = True, self._rss()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._running = False
-        self._thread.join()
-
-
-def run_one(system, workload, size, spark):
-    if system == "rdd":
-        return w.rdd(spark, workload, size) if workload != 4 else None
-    if system == "dataframe":
-        return w.dataframe(spark, workload, size)
-    if system == "panes-spark":
-        return w.panes("spark", workload, size)
-    if system == "panes-direct":
-        return w.panes("direct", workload, size)
-    if system == "beam":
-        return w.beam_direct(workload, size)
-    raise KeyError(system)
-
-
-def measure(systems, workload, size, spark):
-    """``{system: (seconds, peak MB)}`` for the systems that ran, after checking they agree."""
+def measure(systems, workload, size):
+    """``{system: (seconds, peak MB)}`` for the systems that ran — each in a fresh process —
+    after checking that they all computed the same result."""
     results, timings = {}, {}
     for system in systems:
         if size > SIZE_LIMITS.get((system, workload), size):
             continue
-        with PeakMemory() as memory:
-            start = time.perf_counter()
-            result = run_one(system, workload, size, spark)
-            seconds = time.perf_counter() - start
-        if result is None:
+        done = subprocess.run([sys.executable, "-m", "benchmarks.one", system, str(workload),
+                               str(size)], capture_output=True, text=True, cwd=ROOT)
+        if done.returncode != 0:
+            raise SystemExit(f"{system} failed on workload {workload} at {size}:\n{done.stderr[-3000:]}")
+        outcome = json.loads(done.stdout.strip().splitlines()[-1])
+        if outcome["digest"] is None:
             continue
-        results[system], timings[system] = result, (seconds, memory.peak / 2**20)
-        print(f"  workload {workload} size {size:>9,} {system:<13} {seconds:7.2f} s", flush=True)
-    reference = next(iter(results.values()), None)
-    for system, result in results.items():
-        if result != reference:
-            raise SystemExit(f"MISMATCH: workload {workload} at {size}: {system} differs from "
-                             f"{next(iter(results))} ({len(result)} vs {len(reference)} rows)")
+        results[system] = outcome["digest"], outcome["rows"]
+        timings[system] = outcome["seconds"], outcome["peak_mb"]
+        print(f"  workload {workload} size {size:>11,} {system:<13} {outcome['seconds']:8.2f} s "
+              f"{outcome['peak_mb']:7.0f} MB", flush=True)
+    if len(set(results.values())) > 1:
+        raise SystemExit(f"MISMATCH: workload {workload} at {size}: {results}")
     return timings
 
 
@@ -137,18 +101,10 @@ def main(argv=None):
     systems = args.systems.split(",")
     for size in sizes:  # inputs first, untimed
         events_csv(size), events_parquet(size), words_text(size)
-
-    from panes.runners.spark.session import start_session
-
-    spark = start_session(f"local[{os.cpu_count()}]", "panes-benchmarks",
-                          {"spark.sql.shuffle.partitions": str(2 * os.cpu_count()),
-                           "spark.sql.session.timeZone": "UTC", "spark.driver.memory": "8g"})
-    w.panes("spark", 1, sizes[0])  # warm the Python workers and the JVM once
-    w.dataframe(spark, 1, sizes[0])
     rows = []
     for size in sizes:
         for workload in workloads:
-            timings = measure(systems, workload, size, spark)
+            timings = measure(systems, workload, size)
             rdd_time = timings.get("rdd", (None,))[0]
             for system, (seconds, peak) in timings.items():
                 rows.append([workload, size, system, seconds, peak,

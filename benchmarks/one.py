@@ -1,0 +1,62 @@
+"""Runs one system on one workload and size in this process, and prints a JSON line: seconds,
+peak resident memory of this (driver) process, and a digest of the normalized result.
+
+    python -m benchmarks.one panes-spark 1 1000000
+
+Each measurement gets a fresh process, so memory peaks and Python's heap are its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+import sys
+import time
+
+from benchmarks import workloads as w
+
+SPARK_SYSTEMS = {"rdd", "dataframe", "panes-spark"}
+
+
+def session():
+    from panes.runners.spark.session import start_session
+
+    spark = start_session(f"local[{os.cpu_count()}]", "panes-benchmarks",
+                          {"spark.sql.shuffle.partitions": str(2 * os.cpu_count()),
+                           "spark.sql.session.timeZone": "UTC", "spark.driver.memory": "8g",
+                           "spark.ui.enabled": "false"})
+    # Warm the Python workers and the SQL engine, so no system pays for the first job.
+    spark.sparkContext.parallelize(range(100), os.cpu_count()).map(lambda x: x).count()
+    spark.range(100).selectExpr("id % 3 AS k").groupBy("k").count().collect()
+    return spark
+
+
+def run(system, workload, size, spark):
+    if system == "rdd":
+        return w.rdd(spark, workload, size) if workload != 4 else None
+    if system == "dataframe":
+        return w.dataframe(spark, workload, size)
+    if system == "panes-spark":
+        return w.panes("spark", workload, size)
+    if system == "panes-direct":
+        return w.panes("direct", workload, size)
+    if system == "beam":
+        return w.beam_direct(workload, size)
+    raise KeyError(system)
+
+
+def main(system, workload, size):
+    spark = session() if system in SPARK_SYSTEMS else None
+    start = time.perf_counter()
+    result = run(system, int(workload), int(size), spark)
+    seconds = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    digest = None if result is None else hashlib.sha256(repr(result).encode()).hexdigest()
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "digest": digest,
+                      "rows": None if result is None else len(result)}))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
