@@ -21,6 +21,7 @@ from pathlib import Path
 
 from benchmarks import workloads as w
 from benchmarks.datagen import events_csv, events_parquet, words_text
+from benchmarks.one import WARM_UP_SIZE
 
 RESULTS = Path(__file__).parent / "results"
 ROOT = Path(__file__).parent.parent
@@ -99,7 +100,7 @@ def main(argv=None):
     sizes = [int(s) for s in args.sizes.split(",")]
     workloads = [int(x) for x in args.workloads.split(",")]
     systems = args.systems.split(",")
-    for size in sizes:  # inputs first, untimed
+    for size in [WARM_UP_SIZE, *sizes]:  # inputs first, untimed
         events_csv(size), events_parquet(size), words_text(size)
     rows = []
     for size in sizes:
