@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -55,6 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _print(text: str) -> None:
+    """Prints, and stays quiet when the reader goes away early (``panes ir x.py | head``)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv=None) -> int:
     args, extra = _parser().parse_known_args(argv)
     try:
@@ -63,7 +72,7 @@ def main(argv=None) -> int:
         load_build(args.pipeline)(p)
         if args.command == "ir":
             ir = p.to_ir()
-            print(to_json(ir) if args.json else describe(ir))
+            _print(to_json(ir) if args.json else describe(ir))
             return 0
         result = p.run()
         print(f"{args.pipeline}: {result.state} on the {args.runner} runner")
