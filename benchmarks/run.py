@@ -73,10 +73,10 @@ def plot(rows, path):
     workloads = sorted({r[0] for r in rows})
     figure, axes = plt.subplots(1, len(workloads), figsize=(4 * len(workloads), 3.6), squeeze=False)
     for axis, workload in zip(axes[0], workloads):
-        for system in SYSTEMS:
+        for color, system in enumerate(SYSTEMS):
             points = sorted((r[1], r[3]) for r in rows if r[0] == workload and r[2] == system)
             if points:
-                axis.plot(*zip(*points), marker="o", label=system)
+                axis.plot(*zip(*points), marker="o", label=system, color=f"C{color}")
         axis.set(title=f"workload {workload}", xlabel="events", ylabel="seconds", xscale="log",
                  yscale="log")
         axis.legend(fontsize=7)
