@@ -1,5 +1,6 @@
 """Runs one system on one workload and size in this process, and prints a JSON line: seconds,
-peak resident memory of this (driver) process, and a digest of the normalized result.
+peak resident memory of this (driver) process, and a digest of the normalized result — or,
+when the system cannot be imported or does not implement the job, why it is not available.
 
     python -m benchmarks.one panes-spark 1 1000000
 
@@ -49,11 +50,15 @@ WARM_UP_SIZE = 20_000
 
 
 def main(system, workload, size):
-    spark = session() if system in SPARK_SYSTEMS else None
-    run(system, int(workload), WARM_UP_SIZE, spark)  # the same job on a small input, untimed
-    start = time.perf_counter()
-    result = run(system, int(workload), int(size), spark)
-    seconds = time.perf_counter() - start
+    try:
+        spark = session() if system in SPARK_SYSTEMS else None
+        run(system, int(workload), WARM_UP_SIZE, spark)  # the same job on a small input, untimed
+        start = time.perf_counter()
+        result = run(system, int(workload), int(size), spark)
+        seconds = time.perf_counter() - start
+    except (ImportError, NotImplementedError) as error:
+        print(json.dumps({"unavailable": f"{type(error).__name__}: {error}"}))
+        return
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     digest = None if result is None else hashlib.sha256(repr(result).encode()).hexdigest()
     print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "digest": digest,

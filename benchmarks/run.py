@@ -2,11 +2,14 @@
 
     python -m benchmarks.run [--sizes 1000000,10000000] [--workloads 1,2,3,4,5]
                              [--systems rdd,dataframe,panes-spark,panes-direct,beam]
+                             [--timeout 1800] [--out benchmarks/results]
 
 Each measurement runs in a fresh process (``benchmarks.one``); results of all systems are
 checked equal (by digest) before any time is reported. Times include reading the input files;
 starting Spark is not timed. Peak memory is the driver process's peak resident set (for Spark
-systems the JVM is a separate process). Writes benchmarks/results/latest.md and latest.png.
+systems the JVM is a separate process). A system that cannot be imported or does not implement
+a job, or that runs past --timeout, is listed under the table as such and the rest still run.
+Writes benchmarks/results/latest.md and latest.png (or into --out).
 """
 
 from __future__ import annotations
@@ -32,18 +35,30 @@ SIZE_LIMITS = {("beam", 1): 1_000_000, ("beam", 5): 1_000_000,
                ("panes-spark", 4): 1_000_000}
 
 
-def measure(systems, workload, size):
+def measure(systems, workload, size, timeout, notes):
     """``{system: (seconds, peak MB)}`` for the systems that ran — each in a fresh process —
-    after checking that they all computed the same result."""
+    after checking that they all computed the same result. Systems that are not available or
+    time out are added to ``notes``."""
     results, timings = {}, {}
     for system in systems:
         if size > SIZE_LIMITS.get((system, workload), size):
             continue
-        done = subprocess.run([sys.executable, "-m", "benchmarks.one", system, str(workload),
-                               str(size)], capture_output=True, text=True, cwd=ROOT)
+        try:
+            done = subprocess.run([sys.executable, "-m", "benchmarks.one", system, str(workload),
+                                   str(size)], capture_output=True, text=True, cwd=ROOT,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            notes.append(f"workload {workload}, {size:,} events, {system}: timed out after {timeout} s")
+            print(f"  {notes[-1]}", flush=True)
+            continue
         if done.returncode != 0:
             raise SystemExit(f"{system} failed on workload {workload} at {size}:\n{done.stderr[-3000:]}")
         outcome = json.loads(done.stdout.strip().splitlines()[-1])
+        if "unavailable" in outcome:
+            notes.append(f"workload {workload}, {size:,} events, {system}: not available "
+                         f"({outcome['unavailable']})")
+            print(f"  {notes[-1]}", flush=True)
+            continue
         if outcome["digest"] is None:
             continue
         results[system] = outcome["digest"], outcome["rows"]
@@ -96,16 +111,20 @@ def main(argv=None):
     parser.add_argument("--sizes", default="1000000,10000000")
     parser.add_argument("--workloads", default="1,2,3,4,5")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--timeout", type=int, default=1800,
+                        help="seconds one measurement may take (default 1800)")
+    parser.add_argument("--out", type=Path, default=RESULTS,
+                        help="folder for latest.md and latest.png (default benchmarks/results)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     workloads = [int(x) for x in args.workloads.split(",")]
     systems = args.systems.split(",")
     for size in [WARM_UP_SIZE, *sizes]:  # inputs first, untimed
         events_csv(size), events_parquet(size), words_text(size)
-    rows = []
+    rows, notes = [], []
     for size in sizes:
         for workload in workloads:
-            timings = measure(systems, workload, size)
+            timings = measure(systems, workload, size, args.timeout, notes)
             rdd_time = timings.get("rdd", (None,))[0]
             for system, (seconds, peak) in timings.items():
                 rows.append([workload, size, system, seconds, peak,
@@ -114,11 +133,12 @@ def main(argv=None):
     for r in rows:
         if r[0] == 4 and r[2] == "panes-spark" and r[1] in w1:
             r[6] = f"{r[3] / w1[r[1]]:.2f}"
-    RESULTS.mkdir(exist_ok=True)
+    args.out.mkdir(exist_ok=True)
     text = (f"Machine: {machine()}\n\nWorkloads: " + "; ".join(
-        f"({n}) {d}" for n, d in w.WORKLOADS.items()) + "\n\n" + table(rows) + "\n")
-    (RESULTS / "latest.md").write_text(text)
-    plot(rows, RESULTS / "latest.png")
+        f"({n}) {d}" for n, d in w.WORKLOADS.items()) + "\n\n" + table(rows) + "\n"
+        + "".join(f"\n* {note}" for note in notes) + ("\n" if notes else ""))
+    (args.out / "latest.md").write_text(text)
+    plot(rows, args.out / "latest.png")
     print(text)
 
 
