@@ -13,7 +13,8 @@ from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import WindowingDriver
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
-from panes.runners.windows import assign
+from panes.runners.fusion import Chain, ParDoStage, WindowStage, boxing_sink
+from panes.metrics import reset_metrics_scope
 from panes.runners.replay import canonical_order, first_arrivals, key_value, keyed, replay_grouping
 
 
@@ -26,13 +27,66 @@ def run_test_stream(node, inputs, ctx):
     return {"main": test_stream_stream(node)}
 
 
+class PendingStream:
+    """Element-wise stages not yet run over ``stream``: its consumer runs them fused, into boxed
+    bundles (``events``) or straight into a grouping (``fold``)."""
+
+    def __init__(self, stream: list, stages: tuple = ()):
+        self.stream, self.stages = stream, stages
+
+    def then(self, stage) -> "PendingStream":
+        return PendingStream(self.stream, (*self.stages, stage))
+
+    def events(self, ctx) -> list:
+        out, stream = [], []
+        sink = boxing_sink(out)
+
+        def bundle(step):
+            stream.append(Bundle(step, [wv for _, wv in out]))
+            out.clear()
+
+        self.fold(ctx, sink, bundle, stream.append)
+        return stream
+
+    def fold(self, ctx, sink, bundle_done=None, watermark=None) -> None:
+        """Pushes every element through the stages into ``sink``, bundle by bundle, calling
+        ``bundle_done(step)`` after each bundle and ``watermark(event)`` for watermarks."""
+        chain = Chain([make() for make in self.stages], sink, ctx.metrics)
+        token = chain.scope()
+        try:
+            chain.open()
+            for event in self.stream:
+                if isinstance(event, Watermark):
+                    if watermark is not None:
+                        watermark(event)
+                    continue
+                chain.start_bundle()
+                push = chain.push
+                for value, timestamp, windows, pane in event.elements:
+                    push((), value, timestamp, windows, pane)
+                chain.finish_bundle(lambda index: ())
+                if bundle_done is not None:
+                    bundle_done(event.step)
+            chain.close()
+        finally:
+            if token is not None:
+                reset_metrics_scope(token)
+
+
+def as_pending(stream) -> PendingStream:
+    return stream if isinstance(stream, PendingStream) else PendingStream(stream)
+
+
 def run_par_do(node, inputs, ctx):
     payload = lift(node.payload)
     resolver = None
     if node.side_inputs:
         resolver = SideInputResolver(
-            node.id, node.side_inputs, [elements_of(ctx.streams[s.pcollection]) for s in node.side_inputs],
+            node.id, node.side_inputs, [elements_of(ctx.stream(s.pcollection)) for s in node.side_inputs],
             [ctx.window_fn(s.pcollection) for s in node.side_inputs])
+    if len(node.outputs) == 1:
+        stage = lambda: ParDoStage(node.id, payload, resolver)  # noqa: E731
+        return {tag: as_pending(inputs[0]).then(stage) for tag in node.outputs}
     runner = DoFnRunner(node.id, payload["fn"], payload["args"], payload["kwargs"],
                         payload["main_tag"], payload["output_tags"], resolver)
     outputs = {tag: [] for tag in node.outputs}
@@ -54,12 +108,7 @@ def run_par_do(node, inputs, ctx):
 
 def run_assign_windows(node, inputs, ctx):
     window_fn = ctx.window_fn(node.outputs["main"])
-    stream = []
-    for event in inputs[0]:
-        if isinstance(event, Bundle):
-            event = Bundle(event.step, [assign(node.id, window_fn, wv) for wv in event.elements])
-        stream.append(event)
-    return {"main": stream}
+    return {"main": as_pending(inputs[0]).then(lambda: WindowStage(node.id, window_fn))}
 
 
 def run_group_by_key(node, inputs, ctx):
@@ -73,11 +122,12 @@ def run_combine_per_key(node, inputs, ctx):
 
 def _run_grouping(node, inputs, ctx, aggregation):
     strategy = lift(ctx.ir.pcollections[node.inputs[0]].windowing)
-    batch = _batch_input(inputs[0]) if is_batch_exact(strategy) else None
-    if batch is not None:
-        return _run_batch_grouping(node, batch, strategy, aggregation)
+    source = as_pending(inputs[0])
+    end_step = _batch_end(source.stream) if is_batch_exact(strategy) else None
+    if end_step is not None:
+        return _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx)
     stream = [Bundle(e.step, [keyed(node.id, node.kind, wv) for wv in e.elements])
-              if isinstance(e, Bundle) else e for e in inputs[0]]
+              if isinstance(e, Bundle) else e for e in source.events(ctx)]
     rank = first_arrivals(pair for e in stream if isinstance(e, Bundle) for pair in e.elements)
     driver = WindowingDriver(strategy, aggregation)
     with ctx.metrics_for(node.id):
@@ -86,10 +136,10 @@ def _run_grouping(node, inputs, ctx, aggregation):
     return _grouping_outputs(node, main, late)
 
 
-def _batch_input(stream):
-    """``(end_step, elements)`` when the stream is Beam batch: all elements in bundles of one
-    step, no watermark before them, then the watermark straight to +inf at ``end_step``;
-    otherwise None."""
+def _batch_end(stream):
+    """The end step when the stream is Beam batch — all elements in bundles of one step, no
+    watermark before them, then the watermark straight to +inf at the end step — else None.
+    Element-wise stages keep a stream batch, so their input decides."""
     steps = {event.step for event in stream if isinstance(event, Bundle) and event.elements}
     watermarks = [event for event in stream if isinstance(event, Watermark)]
     if len(steps) > 1 or len(watermarks) != 1 or watermarks[0].time != MAX_TIMESTAMP:
@@ -97,19 +147,22 @@ def _batch_input(stream):
     end_step = watermarks[0].step
     if steps and steps.pop() > end_step:
         return None
-    return end_step, elements_of(stream)
+    return end_step
 
 
-def _run_batch_grouping(node, batch, strategy, aggregation):
-    """Default trigger over batch input: one ON_TIME pane per key and window, no late data."""
-    end_step, elements = batch
+def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
+    """Default trigger over batch input: one ON_TIME pane per key and window, no late data.
+    The elements are folded into the grouping as the fused stages produce them."""
     grouping, rank = BatchGrouping(strategy, aggregation), {}
-    add = grouping.add_value
-    for wv in elements:
-        key, value = key_value(node.id, node.kind, wv.value)
-        add(key, value, wv.timestamp, wv.windows)
+    add, label, kind = grouping.add_value, node.id, node.kind
+
+    def fold(position, value, timestamp, windows, pane):
+        key, value = key_value(label, kind, value)
+        add(key, value, timestamp, windows)
         if key not in rank:
             rank[key] = len(rank)
+
+    source.fold(ctx, fold)
     main = [Bundle(end_step, canonical_order(grouping.panes(), rank)),
             Watermark(end_step, MAX_TIMESTAMP)]
     return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])
@@ -144,6 +197,9 @@ def run_write(node, inputs, ctx):
         raise UserCodeError(node.id, None, error) from error
     return {}
 
+
+# Executors that take their main input still pending (they run its stages fused).
+FUSING = {"par_do", "assign_windows", "group_by_key", "combine_per_key"}
 
 EXECUTORS = {
     "create": run_source, "read": run_source, "test_stream": run_test_stream,

@@ -1,20 +1,121 @@
 """How the Spark runner holds a collection: an RDD of ``(position, WindowedValue)`` plus the
-collection's watermark timeline, which is small and kept on the driver."""
+collection's watermark timeline, which is small and kept on the driver.
+
+Element-wise transforms are not applied at once: a collection may hold them as ``Pending``
+work on an earlier RDD, which its consumer runs fused (``panes.runners.fusion``) into its own
+partition loop — a grouping folds the elements straight into its accumulators. Reading
+``rdd`` runs the pending work into boxed elements.
+"""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import islice
 
+from panes.metrics import MetricsContainer, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
+from panes.runners.fusion import Chain, boxing_sink
+from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.positions import FINISH
+
+# Records a partition loop feeds through its chain between yields of the boxed results.
+CHUNK = 4096
 
 
-@dataclass
+@dataclass(frozen=True)
+class Pending:
+    """Element-wise work still to run: ``feed(partition, records, push)`` pushes ``records``
+    (a chunk of ``source``'s) into the chain built from ``stages`` (factories, called on the
+    worker) and returns the last position it pushed."""
+
+    source: object
+    feed: object
+    stages: tuple = ()
+    indexed: bool = False  # whether feed takes (index in partition, record) pairs
+
+    def then(self, stage) -> "Pending":
+        return replace(self, stages=(*self.stages, stage))
+
+    def run(self, sink_factory, accumulator, name: str):
+        """An RDD of what the sinks ``sink_factory()`` gives yield, one per partition. A sink
+        has ``push``, and ``drain()`` and ``finish()`` giving its records."""
+        feed, stages, indexed = self.feed, self.stages, self.indexed
+
+        def run(partition, records):
+            container, sink = MetricsContainer(), sink_factory()
+            chain = Chain([make() for make in stages], sink.push, container)
+            records = enumerate(records) if indexed else iter(records)
+            token = chain.scope()
+            try:
+                chain.open()
+                chain.start_bundle()
+                last = None
+                while chunk := list(islice(records, CHUNK)):
+                    last = feed(partition, chunk, chain.push)
+                    yield from sink.drain()
+                step = FIRST_STEP if last is None else last[0]
+                chain.finish_bundle(lambda index: (step, FINISH, partition, index))
+                chain.close()
+            finally:
+                if token is not None:
+                    reset_metrics_scope(token)
+            yield from sink.drain()
+            yield from sink.finish()
+            accumulator.add(container)
+
+        return self.source.mapPartitionsWithIndex(worker_generator(run)).setName(name)
+
+
+class BoxingSink:
+    """Keeps the chain's output as ``(position, WindowedValue)`` records."""
+
+    def __init__(self):
+        self.out: list = []
+        self.push = boxing_sink(self.out)
+
+    def drain(self):
+        yield from self.out
+        self.out.clear()
+
+    def finish(self):
+        return ()
+
+
+def positioned_feed(partition, records, push):
+    """Feeds ``(position, WindowedValue)`` records."""
+    position = None
+    for position, (value, timestamp, windows, pane) in records:
+        push(position, value, timestamp, windows, pane)
+    return position
+
+
 class Collection:
-    rdd: object
-    timeline: list  # Watermark events, step-ordered
-    step: int | None  # the one step all elements are at, when known
+    """``rdd`` of ``(position, WindowedValue)`` records, or ``pending`` work producing them;
+    ``timeline``: Watermark events, step-ordered; ``step``: the one step all elements are at,
+    when known."""
+
+    def __init__(self, rdd, timeline: list, step: int | None, pending: Pending | None = None,
+                 accumulator=None, name: str = ""):
+        self._rdd, self.timeline, self.step = rdd, timeline, step
+        self.pending, self.accumulator, self.name = pending, accumulator, name
+
+    @property
+    def rdd(self):
+        if self.pending is not None:
+            self._rdd = self.pending.run(BoxingSink, self.accumulator, self.name)
+            self.pending = None
+        return self._rdd
+
+    def work(self) -> Pending:
+        """The collection as pending work (none yet, when it is already an RDD)."""
+        return self.pending if self.pending is not None else Pending(self._rdd, positioned_feed)
+
+    def then(self, stage, accumulator, name: str) -> "Collection":
+        """This collection with an element-wise ``stage`` (a factory) applied, pending."""
+        return Collection(None, self.timeline, self.step, self.work().then(stage), accumulator,
+                          name)
 
     def is_batch(self) -> bool:
         """Beam batch: all elements at one step, then the watermark straight to +inf."""

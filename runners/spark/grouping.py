@@ -19,8 +19,9 @@ from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import WindowingDriver
 from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Bundle, Watermark, by_step
-from panes.runners.replay import canonical_order, key_value, keyed, replay_grouping
-from panes.runners.spark.collection import Collection
+from panes.runners.replay import canonical_order, key_value, replay_grouping
+from panes.runners.spark.collection import BoxingSink, Collection
+from panes.runners.fusion import box
 from panes.runners.spark.errors import worker_function, worker_generator
 from panes.runners.spark.positions import by_position, grouped
 
@@ -39,52 +40,77 @@ def plan_combine_per_key(node, inputs, plan) -> dict:
 def _plan_grouping(node, source, plan, aggregation) -> dict:
     strategy = plan.strategy(node.inputs[0])
     label, kind = node.id, node.kind
-
-    def to_keyed(record):
-        position, wv = record
-        key, value = keyed(label, kind, wv)
-        return key, (position, value)
-
-    pairs = source.rdd.map(worker_function(to_keyed))
     if is_batch_exact(strategy) and source.is_batch():
         end_step = source.timeline[0].step
         if isinstance(aggregation, CombineFnAggregation):
-            rdd = _lifted(source.rdd, node, strategy, aggregation, end_step, plan)
+            rdd = _lifted(source, node, strategy, aggregation, end_step, plan)
         else:
-            rdd = _shuffled(pairs, plan).mapPartitions(
+            rdd = _shuffled(_keyed(source, node, plan), plan).mapPartitions(
                 worker_generator(_batch_partition(strategy, aggregation, end_step)))
         done = [Watermark(end_step, MAX_TIMESTAMP)]
         outputs = {"main": Collection(rdd.setName(label), done, end_step)}
         if node.payload.get("late_output"):
             outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
         return outputs
-    return _replayed(node, source, pairs, strategy, aggregation, plan)
+    return _replayed(node, source, _keyed(source, node, plan), strategy, aggregation, plan)
+
+
+def _keyed(source, node, plan):
+    """The source's elements as ``(key, (position, WindowedValue of the value))``."""
+    label, kind = node.id, node.kind
+
+    class Keying(BoxingSink):
+        def __init__(self):
+            super().__init__()
+            append = self.out.append
+
+            def push(position, value, timestamp, windows, pane):
+                key, value = key_value(label, kind, value)
+                append((key, (position, box((value, timestamp, windows, pane)))))
+
+            self.push = push
+
+    return source.work().run(Keying, plan.metrics_accumulator, f"{label} (keyed)")
 
 
 def _shuffled(pairs, plan):
     return pairs.partitionBy(plan.partitions, portable_hash)
 
 
-def _lifted(rdd, node, strategy, aggregation, end_step, plan):
+def _lifted(source, node, strategy, aggregation, end_step, plan):
     """Map-side partial groupings per partition, merged per key after the shuffle."""
     label, kind = node.id, node.kind
 
-    def partial(records):
-        grouping, first = BatchGrouping(strategy, aggregation), {}
-        add = grouping.add_value
-        for position, wv in records:
-            key, value = key_value(label, kind, wv.value)
-            add(key, value, wv.timestamp, wv.windows)
-            known = first.get(key)
-            if known is None or position < known:
-                first[key] = position
-        if isinstance(strategy.window_fn, Sessions):
-            grouping.merge_windows()  # map-side: ship each key's sessions, not its elements
-        slots: dict = {}
-        for key_window, slot in grouping.accumulators.items():
-            slots.setdefault(key_window[0], {})[key_window] = slot
-        for key, key_slots in slots.items():
-            yield key, (first[key], key_slots)
+    class Partial:
+        """Folds the partition's elements into a BatchGrouping, noting each key's first
+        position; ships each key's accumulators (sessions merged first: a key's sessions,
+        not its elements)."""
+
+        def __init__(self):
+            grouping, first = self.grouping, self.first = BatchGrouping(strategy, aggregation), {}
+            add = grouping.add_value
+
+            def push(position, value, timestamp, windows, pane):
+                key, value = key_value(label, kind, value)
+                add(key, value, timestamp, windows)
+                known = first.get(key)
+                if known is None or position < known:
+                    first[key] = position
+
+            self.push = push
+
+        def drain(self):
+            return ()
+
+        def finish(self):
+            grouping = self.grouping
+            if isinstance(strategy.window_fn, Sessions):
+                grouping.merge_windows()
+            slots: dict = {}
+            for key_window, slot in grouping.accumulators.items():
+                slots.setdefault(key_window[0], {})[key_window] = slot
+            for key, key_slots in slots.items():
+                yield key, (self.first[key], key_slots)
 
     def merge(a, b):
         grouping = BatchGrouping(strategy, aggregation)
@@ -99,7 +125,7 @@ def _lifted(rdd, node, strategy, aggregation, end_step, plan):
         for index, wv in enumerate(canonical_order(grouping.panes(), {key: 0})):
             yield grouped(end_step, first, index), wv
 
-    return (rdd.mapPartitions(worker_generator(partial))
+    return (source.work().run(Partial, plan.metrics_accumulator, f"{label} (partial)")
             .reduceByKey(worker_function(merge), plan.partitions)
             .flatMap(worker_generator(finish)))
 

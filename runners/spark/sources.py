@@ -10,14 +10,14 @@ from panes.io.parquet import ParquetSource, read_parquet_file
 from panes.io.text import TextSource
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
-from panes.timestamp import MAX_TIMESTAMP
-from panes.transforms.source_element import source_element
+from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING, TimestampedValue
+from panes.transforms.source_element import source_value
 from panes.watermark import segment_carries, segment_summary, segment_watermarks
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
-from panes.runners.spark.collection import Collection, from_stream
+from panes.runners.spark.collection import Collection, Pending, from_stream
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
-from panes.runners.spark.errors import worker_generator
 
 
 def _text_records(plan, source: TextSource):
@@ -66,20 +66,35 @@ def plan_test_stream(node, inputs, plan) -> dict:
 
 def _native(node, plan) -> Collection:
     payload = lift(node.payload)
-    source, label, timestamp_fn = payload["source"], node.id, payload["timestamp_fn"]
-
-    def elements(partition, records):
-        for index, record in enumerate(records):
-            yield (FIRST_STEP, partition, index), source_element(label, record, timestamp_fn)
-
+    source, label = payload["source"], node.id
     try:
         records = NATIVE_READERS[type(source)](plan, source)
     except OSError as error:
         raise UserCodeError(label, None, error) from error
-    rdd = records.mapPartitionsWithIndex(worker_generator(elements)).setName(label)
+    pending = Pending(records.setName(label), _feed(label, payload["timestamp_fn"]), indexed=True)
+    collection = Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,
+                            plan.metrics_accumulator, label)
     if payload["watermark"] is None:
-        return Collection(rdd, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP)
-    return _record_at_a_time(plan.persist(rdd), payload["watermark"], label, plan)
+        return collection
+    return _record_at_a_time(plan.persist(collection.rdd), payload["watermark"], label, plan)
+
+
+def _feed(label, timestamp_fn):
+    """Feeds a partition's ``(index, record)`` pairs as source elements."""
+    windows = (GLOBAL_WINDOW,)
+
+    def feed(partition, records, push):
+        position = None
+        for index, record in records:
+            position = (FIRST_STEP, partition, index)
+            if timestamp_fn is None and type(record) is not TimestampedValue:
+                push(position, record, MIN_TIMESTAMP, windows, PANE_NO_FIRING)
+            else:
+                push(position, *source_value(label, record, timestamp_fn), windows,
+                     PANE_NO_FIRING)
+        return position
+
+    return feed
 
 
 def _record_at_a_time(rdd, strategy, label, plan) -> Collection:

@@ -43,7 +43,9 @@ class DoFnRunner:
         self.call = target
         self.params = _param_slots(target)
         self.per_window = DoFn.WindowParam in self.params.values() or resolve_side_inputs is not None
-        if self.mode == "map" and not self.params and resolve_side_inputs is None:
+        # A Map without parameters or side inputs: the common case, which runners keep lean.
+        self.plain_map = self.mode == "map" and not self.params and resolve_side_inputs is None
+        if self.plain_map:
             self.process = self._process_map
 
     # -- lifecycle, in the order runners call it --

@@ -36,22 +36,24 @@ class BatchGrouping:
         self.aggregation = aggregation
         self.combiner = strategy.timestamp_combiner
         self.accumulators: dict = {}
+        # At the end of the window, panes() sets the timestamp; nothing to track per element.
+        self._at_end = self.combiner == TimestampCombiner.OUTPUT_AT_EOW
 
     def add(self, key, wv) -> None:
         self.add_value(key, wv.value, wv.timestamp, wv.windows)
 
     def add_value(self, key, value, timestamp: int, windows) -> None:
-        aggregation, accumulators, combiner = self.aggregation, self.accumulators, self.combiner
-        at_end = combiner == TimestampCombiner.OUTPUT_AT_EOW  # then panes() sets the timestamp
+        accumulators, add = self.accumulators, self.aggregation.add
         for window in windows:
             slot = accumulators.get((key, window))
-            time = None if at_end else output_time(combiner, window, timestamp)
             if slot is None:
-                accumulators[(key, window)] = [aggregation.add(aggregation.create(), value), time]
-            else:
-                slot[0] = aggregation.add(slot[0], value)
-                if not at_end:
-                    slot[1] = combine_output_times(combiner, slot[1], time)
+                time = None if self._at_end else output_time(self.combiner, window, timestamp)
+                accumulators[(key, window)] = [add(self.aggregation.create(), value), time]
+                continue
+            slot[0] = add(slot[0], value)
+            if not self._at_end:
+                slot[1] = combine_output_times(self.combiner, slot[1],
+                                               output_time(self.combiner, window, timestamp))
 
     def merge_from(self, other: "BatchGrouping") -> None:
         self.merge_accumulators(other.accumulators)
