@@ -13,7 +13,6 @@ appends the output's index.
 from __future__ import annotations
 
 from panes.errors import UserCodeError
-from panes.metrics import metrics_scope, reset_metrics_scope
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.window import TimestampedValue, WindowedValue
@@ -37,29 +36,23 @@ class ParDoStage:
                                  payload["main_tag"], payload["output_tags"], resolver)
         self.down = None
 
-    def bind(self, down, container=None):
-        """The stage's push function, feeding ``down``; with a metrics ``container`` each call
-        reports under this stage's label (needed when several ParDos share one loop)."""
+    def bind(self, down, cell):
+        """The stage's push function, feeding ``down``; it names its label in the metrics
+        ``cell`` before user code runs."""
         self.down = down
-        push = self._map(down) if self.runner.plain_map else self._any(down)
-        if container is None:
-            return push
-        label = self.label
+        runner = self.runner
+        if runner.plain_map:
+            return self._map(down, cell)
+        if runner.plain and runner.mode == "flatmap":
+            return self._flat_map(down, cell)
+        return self._any(down, cell)
 
-        def scoped(position, value, timestamp, windows, pane):
-            token = metrics_scope(container, label)
-            try:
-                push(position, value, timestamp, windows, pane)
-            finally:
-                reset_metrics_scope(token)
-
-        return scoped
-
-    def _map(self, down):
+    def _map(self, down, cell):
         runner, label = self.runner, self.label
         call, args, kwargs = runner.call, runner.args, runner.kwargs
 
         def push(position, value, timestamp, windows, pane):
+            cell[1] = label
             try:
                 item = call(value, *args, **kwargs)
             except UserCodeError:
@@ -76,10 +69,33 @@ class ParDoStage:
 
         return push
 
-    def _any(self, down):
-        process = self.runner.process
+    def _flat_map(self, down, cell):
+        runner, label = self.runner, self.label
+        call, args, kwargs = runner.call, runner.args, runner.kwargs
 
         def push(position, value, timestamp, windows, pane):
+            cell[1] = label
+            try:
+                items = call(value, *args, **kwargs)
+                items = () if items is None else list(items)
+            except UserCodeError:
+                raise
+            except Exception as error:
+                raise UserCodeError(label, value, error) from error
+            for index, item in enumerate(items):
+                if isinstance(item, _SPECIAL):
+                    _, out = runner._output(item, box((value, timestamp, windows, pane)))
+                    down((*position, index), *out)
+                else:
+                    down((*position, index), item, timestamp, windows, pane)
+
+        return push
+
+    def _any(self, down, cell):
+        process, label = self.runner.process, self.label
+
+        def push(position, value, timestamp, windows, pane):
+            cell[1] = label
             for index, (_, out) in enumerate(process(box((value, timestamp, windows, pane)))):
                 down((*position, index), *out)
 
@@ -108,7 +124,7 @@ class WindowStage:
     def __init__(self, label: str, window_fn):
         self.assign = assigner(label, window_fn)
 
-    def bind(self, down, container=None):
+    def bind(self, down, cell):
         assign = self.assign
 
         def push(position, value, timestamp, windows, pane):
@@ -126,24 +142,17 @@ class WindowStage:
 
 
 class Chain:
-    """Stages bound, in order, into one push function that ends in ``sink``. User metrics go to
-    ``container``: scoped per call when several ParDos share the loop, otherwise by ``scope()``
-    once around it."""
+    """Stages bound, in order, into one push function that ends in ``sink``. ``cell`` is the
+    loop's metrics cell (``[container, step]``, see ``panes.metrics.metrics_cell_scope``):
+    each ParDo names itself there before its user code runs."""
 
-    def __init__(self, stages: list, sink, container):
+    def __init__(self, stages: list, sink, cell: list):
         self.stages = stages
-        self.container = container
-        labels = [stage.label for stage in stages if isinstance(stage, ParDoStage)]
-        self.label = labels[0] if len(labels) == 1 else None
+        self.cell = cell
         push = sink
         for stage in reversed(stages):
-            push = stage.bind(push, container if len(labels) > 1 else None)
+            push = stage.bind(push, cell)
         self.push = push
-
-    def scope(self):
-        """A token for ``reset_metrics_scope`` (or None) putting the loop under the one ParDo's
-        label."""
-        return None if self.label is None else metrics_scope(self.container, self.label)
 
     def open(self) -> None:
         self._each("open")
@@ -153,22 +162,16 @@ class Chain:
 
     def finish_bundle(self, position_of) -> None:
         for stage in self.stages:
-            self._scoped(stage, stage.finish_bundle, position_of)
+            self.cell[1] = stage.label
+            stage.finish_bundle(position_of)
 
     def close(self) -> None:
         self._each("close")
 
     def _each(self, hook: str) -> None:
         for stage in self.stages:
-            self._scoped(stage, getattr(stage, hook))
-
-    def _scoped(self, stage, call, *args) -> None:
-        token = metrics_scope(self.container, stage.label) if stage.label else None
-        try:
-            call(*args)
-        finally:
-            if token is not None:
-                reset_metrics_scope(token)
+            self.cell[1] = stage.label
+            getattr(stage, hook)()
 
 
 def boxing_sink(out: list):

@@ -61,6 +61,8 @@ class Duration:
 
 def to_micros(value) -> int:
     """Converts seconds, ``datetime``, ``timedelta``, ``Timestamp`` or ``Duration`` to micros."""
+    if type(value) is int:  # the common case first
+        return value * MICROS_PER_SECOND
     if isinstance(value, (Timestamp, Duration)):
         return value.micros
     if isinstance(value, bool):

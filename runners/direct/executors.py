@@ -14,7 +14,7 @@ from panes.windowing.driver import WindowingDriver
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
 from panes.runners.fusion import Chain, ParDoStage, WindowStage, boxing_sink
-from panes.metrics import reset_metrics_scope
+from panes.metrics import metrics_cell_scope, reset_metrics_scope
 from panes.runners.replay import canonical_order, first_arrivals, key_value, keyed, replay_grouping
 
 
@@ -48,11 +48,14 @@ class PendingStream:
         self.fold(ctx, sink, bundle, stream.append)
         return stream
 
-    def fold(self, ctx, sink, bundle_done=None, watermark=None) -> None:
+    def fold(self, ctx, sink, bundle_done=None, watermark=None, cell=None) -> None:
         """Pushes every element through the stages into ``sink``, bundle by bundle, calling
-        ``bundle_done(step)`` after each bundle and ``watermark(event)`` for watermarks."""
-        chain = Chain([make() for make in self.stages], sink, ctx.metrics)
-        token = chain.scope()
+        ``bundle_done(step)`` after each bundle and ``watermark(event)`` for watermarks. A
+        sink running user code names its step in the metrics ``cell`` it shares with the
+        stages (``[ctx.metrics, step]``)."""
+        cell = [ctx.metrics, None] if cell is None else cell
+        chain = Chain([make() for make in self.stages], sink, cell)
+        token = metrics_cell_scope(cell)
         try:
             chain.open()
             for event in self.stream:
@@ -69,8 +72,7 @@ class PendingStream:
                     bundle_done(event.step)
             chain.close()
         finally:
-            if token is not None:
-                reset_metrics_scope(token)
+            reset_metrics_scope(token)
 
 
 def as_pending(stream) -> PendingStream:
@@ -153,16 +155,17 @@ def _batch_end(stream):
 def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
     """Default trigger over batch input: one ON_TIME pane per key and window, no late data.
     The elements are folded into the grouping as the fused stages produce them."""
-    grouping, rank = BatchGrouping(strategy, aggregation), {}
+    grouping, rank, cell = BatchGrouping(strategy, aggregation), {}, [ctx.metrics, None]
     add, label, kind = grouping.add_value, node.id, node.kind
 
     def fold(position, value, timestamp, windows, pane):
+        cell[1] = label
         key, value = key_value(label, kind, value)
         add(key, value, timestamp, windows)
         if key not in rank:
             rank[key] = len(rank)
 
-    source.fold(ctx, fold)
+    source.fold(ctx, fold, cell=cell)
     main = [Bundle(end_step, canonical_order(grouping.panes(), rank)),
             Watermark(end_step, MAX_TIMESTAMP)]
     return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, replace
 from itertools import islice
 
-from panes.metrics import MetricsContainer, reset_metrics_scope
+from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import Chain, boxing_sink
@@ -33,21 +33,25 @@ class Pending:
     source: object
     feed: object
     stages: tuple = ()
-    indexed: bool = False  # whether feed takes (index in partition, record) pairs
+    # Whether feed takes (index in partition, record) pairs, which it pushes in position order.
+    indexed: bool = False
 
     def then(self, stage) -> "Pending":
         return replace(self, stages=(*self.stages, stage))
 
     def run(self, sink_factory, accumulator, name: str):
-        """An RDD of what the sinks ``sink_factory()`` gives yield, one per partition. A sink
-        has ``push``, and ``drain()`` and ``finish()`` giving its records."""
+        """An RDD of what the sinks ``sink_factory(ordered, cell)`` gives yield, one per
+        partition (``ordered``: whether positions arrive in increasing order; ``cell``: the
+        loop's metrics cell, where a sink running user code names its step). A sink has
+        ``push``, and ``drain()`` and ``finish()`` giving its records."""
         feed, stages, indexed = self.feed, self.stages, self.indexed
 
         def run(partition, records):
-            container, sink = MetricsContainer(), sink_factory()
-            chain = Chain([make() for make in stages], sink.push, container)
+            cell = [MetricsContainer(), None]
+            sink = sink_factory(indexed, cell)
+            chain = Chain([make() for make in stages], sink.push, cell)
             records = enumerate(records) if indexed else iter(records)
-            token = chain.scope()
+            token = metrics_cell_scope(cell)
             try:
                 chain.open()
                 chain.start_bundle()
@@ -58,12 +62,11 @@ class Pending:
                 step = FIRST_STEP if last is None else last[0]
                 chain.finish_bundle(lambda index: (step, FINISH, partition, index))
                 chain.close()
+                yield from sink.drain()
+                yield from sink.finish()
             finally:
-                if token is not None:
-                    reset_metrics_scope(token)
-            yield from sink.drain()
-            yield from sink.finish()
-            accumulator.add(container)
+                reset_metrics_scope(token)
+            accumulator.add(cell[0])
 
         return self.source.mapPartitionsWithIndex(worker_generator(run)).setName(name)
 
@@ -71,7 +74,7 @@ class Pending:
 class BoxingSink:
     """Keeps the chain's output as ``(position, WindowedValue)`` records."""
 
-    def __init__(self):
+    def __init__(self, ordered=False, cell=None):
         self.out: list = []
         self.push = boxing_sink(self.out)
 

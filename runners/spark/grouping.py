@@ -60,7 +60,7 @@ def _keyed(source, node, plan):
     label, kind = node.id, node.kind
 
     class Keying(BoxingSink):
-        def __init__(self):
+        def __init__(self, ordered, cell):
             super().__init__()
             append = self.out.append
 
@@ -84,18 +84,22 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
     class Partial:
         """Folds the partition's elements into a BatchGrouping, noting each key's first
         position; ships each key's accumulators (sessions merged first: a key's sessions,
-        not its elements)."""
+        not its elements). When positions arrive in order, a key's first one is where it
+        opens its first slot."""
 
-        def __init__(self):
+        def __init__(self, ordered, cell):
             grouping, first = self.grouping, self.first = BatchGrouping(strategy, aggregation), {}
             add = grouping.add_value
 
             def push(position, value, timestamp, windows, pane):
-                key, value = key_value(label, kind, value)
-                add(key, value, timestamp, windows)
-                known = first.get(key)
-                if known is None or position < known:
-                    first[key] = position
+                cell[1] = label
+                if type(value) is not tuple or len(value) != 2:
+                    value = key_value(label, kind, value)
+                key, value = value
+                if add(key, value, timestamp, windows) or not ordered:
+                    known = first.get(key)
+                    if known is None or position < known:
+                        first[key] = position
 
             self.push = push
 
@@ -113,15 +117,13 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
                 yield key, (self.first[key], key_slots)
 
     def merge(a, b):
-        grouping = BatchGrouping(strategy, aggregation)
-        grouping.accumulators = a[1]
+        grouping = BatchGrouping(strategy, aggregation, a[1])
         grouping.merge_accumulators(b[1])
         return min(a[0], b[0]), grouping.accumulators
 
     def finish(pair):
         key, (first, slots) = pair
-        grouping = BatchGrouping(strategy, aggregation)
-        grouping.accumulators = slots
+        grouping = BatchGrouping(strategy, aggregation, slots)
         for index, wv in enumerate(canonical_order(grouping.panes(), {key: 0})):
             yield grouped(end_step, first, index), wv
 

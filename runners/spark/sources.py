@@ -5,9 +5,11 @@ distributed."""
 
 from __future__ import annotations
 
+import os
+
 from panes.io.files import match_files
 from panes.io.parquet import ParquetSource, read_parquet_file
-from panes.io.text import TextSource
+from panes.io.text import TextSource, read_lines
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -21,7 +23,13 @@ from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
 
 
 def _text_records(plan, source: TextSource):
-    return plan.sc.textFile(",".join(match_files(source.file_pattern)), plan.partitions)
+    """The lines, read by the Python workers themselves (no trip through the JVM), in byte
+    ranges of at most TEXT_SPLIT_BYTES, at least one per partition."""
+    total = sum(os.path.getsize(path) for path in match_files(source.file_pattern))
+    splits = source.splits(max(1, min(TEXT_SPLIT_BYTES, -(-total // plan.partitions))))
+    if not splits:
+        return plan.sc.emptyRDD()
+    return plan.sc.parallelize(splits, len(splits)).flatMap(lambda split: read_lines(*split))
 
 
 def _parquet_records(plan, source: ParquetSource):
@@ -29,6 +37,8 @@ def _parquet_records(plan, source: ParquetSource):
     return plan.sc.parallelize(files, len(files)).flatMap(
         lambda path: read_parquet_file(path, columns))
 
+
+TEXT_SPLIT_BYTES = 32 << 20
 
 # Source type -> function(plan, source) giving an RDD of the records with partitions in order.
 NATIVE_READERS = {DataFrameSource: dataframe_records, TextSource: _text_records,

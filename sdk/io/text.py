@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -17,10 +19,37 @@ class TextSource(Source):
 
     def read_records(self):
         for path in match_files(self.file_pattern):
-            with open(path, encoding="utf-8") as lines:
-                for number, line in enumerate(lines):
-                    if number >= self.skip_header_lines:
-                        yield line.rstrip("\n").rstrip("\r")
+            for number, line in enumerate(read_lines(path)):
+                if number >= self.skip_header_lines:
+                    yield line
+
+    def splits(self, size: int) -> list[tuple]:
+        """``(path, start, end)`` byte ranges of about ``size`` bytes covering the files in
+        order, each cut just after a newline, so ``read_lines`` of each range in turn gives
+        the lines of the files (when no header is skipped)."""
+        ranges = []
+        for path in match_files(self.file_pattern):
+            cuts, length = [0], os.path.getsize(path)
+            with open(path, "rb") as raw:
+                for target in range(size, length, size):
+                    if target > cuts[-1]:
+                        raw.seek(target - 1)  # a newline just before the target cuts there
+                        raw.readline()
+                        cuts.append(raw.tell())
+            cuts = sorted(set(cut for cut in cuts if cut < length)) + [length]
+            ranges += [(path, start, end) for start, end in zip(cuts, cuts[1:])]
+        return ranges
+
+
+def read_lines(path: str, start: int = 0, end: Optional[int] = None):
+    """The lines in bytes ``start`` to ``end`` of a UTF-8 file (both at line starts), without
+    their terminators: any of \\n, \\r\\n and \\r, as Python's universal newlines read them."""
+    with open(path, "rb") as raw:
+        raw.seek(start)
+        data = raw if end is None else io.BytesIO(raw.read(end - start))
+        with io.TextIOWrapper(data, encoding="utf-8") as lines:
+            for line in lines:
+                yield line.rstrip("\n").rstrip("\r")
 
 
 @dataclass(frozen=True)

@@ -43,8 +43,9 @@ class DoFnRunner:
         self.call = target
         self.params = _param_slots(target)
         self.per_window = DoFn.WindowParam in self.params.values() or resolve_side_inputs is not None
-        # A Map without parameters or side inputs: the common case, which runners keep lean.
-        self.plain_map = self.mode == "map" and not self.params and resolve_side_inputs is None
+        # Without parameters or side inputs (the common case) runners can call it lean.
+        self.plain = not self.params and resolve_side_inputs is None
+        self.plain_map = self.plain and self.mode == "map"
         if self.plain_map:
             self.process = self._process_map
 

@@ -19,6 +19,14 @@ class BufferAggregation:
         accumulator.append(value)
         return accumulator
 
+    def adder(self):
+        """``(accumulator, value) -> accumulator`` without error wrapping: the caller wraps
+        failures with ``failed`` (batch groupings add in their own loop)."""
+        return self.add
+
+    def failed(self, value, error) -> Exception:
+        return error
+
     def merge(self, accumulators):
         return [value for accumulator in accumulators for value in accumulator]
 
@@ -44,7 +52,15 @@ class CombineFnAggregation:
         try:
             return self.combine_fn.add_input(accumulator, value)
         except Exception as error:
-            raise UserCodeError(self.label, value, error) from error
+            raise self.failed(value, error) from error
+
+    def adder(self):
+        """``add_input`` itself: the caller wraps failures with ``failed``."""
+        return self.combine_fn.add_input
+
+    def failed(self, value, error) -> Exception:
+        """The error to raise when adding ``value`` failed with ``error``."""
+        return UserCodeError(self.label, value, error)
 
     def merge(self, accumulators):
         try:

@@ -9,6 +9,7 @@ take it as a fast path: the direct runner for speed, the Spark runner for combin
 
 from __future__ import annotations
 
+from panes.errors import UserCodeError
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import DefaultTrigger
 from panes.window import MergeContext, TimestampCombiner, WindowedValue
@@ -31,29 +32,47 @@ class BatchGrouping:
     groupings (e.g. Spark partitions) combine with ``merge_from``.
     """
 
-    def __init__(self, strategy, aggregation):
+    def __init__(self, strategy, aggregation, accumulators: dict | None = None):
         self.strategy = strategy
         self.aggregation = aggregation
         self.combiner = strategy.timestamp_combiner
-        self.accumulators: dict = {}
+        self.accumulators: dict = {} if accumulators is None else accumulators
         # At the end of the window, panes() sets the timestamp; nothing to track per element.
         self._at_end = self.combiner == TimestampCombiner.OUTPUT_AT_EOW
+        self.add_value = self._adder()
 
     def add(self, key, wv) -> None:
         self.add_value(key, wv.value, wv.timestamp, wv.windows)
 
-    def add_value(self, key, value, timestamp: int, windows) -> None:
-        accumulators, add = self.accumulators, self.aggregation.add
-        for window in windows:
-            slot = accumulators.get((key, window))
-            if slot is None:
-                time = None if self._at_end else output_time(self.combiner, window, timestamp)
-                accumulators[(key, window)] = [add(self.aggregation.create(), value), time]
-                continue
-            slot[0] = add(slot[0], value)
-            if not self._at_end:
-                slot[1] = combine_output_times(self.combiner, slot[1],
-                                               output_time(self.combiner, window, timestamp))
+    def _adder(self):
+        """``add_value(key, value, timestamp, windows)``, which runs for every element, with
+        its lookups bound once; it returns whether the value opened a new (key, window)
+        slot."""
+        accumulators, combiner, at_end = self.accumulators, self.combiner, self._at_end
+        aggregation = self.aggregation
+        add, create, failed = aggregation.adder(), aggregation.create, aggregation.failed
+
+        def add_value(key, value, timestamp, windows):
+            opened = False
+            for window in windows:
+                slot = accumulators.get((key, window))
+                try:
+                    if slot is None:
+                        time = None if at_end else output_time(combiner, window, timestamp)
+                        accumulators[(key, window)] = [add(create(), value), time]
+                        opened = True
+                        continue
+                    slot[0] = add(slot[0], value)
+                except UserCodeError:
+                    raise
+                except Exception as error:
+                    raise failed(value, error) from error
+                if not at_end:
+                    slot[1] = combine_output_times(combiner, slot[1],
+                                                   output_time(combiner, window, timestamp))
+            return opened
+
+        return add_value
 
     def merge_from(self, other: "BatchGrouping") -> None:
         self.merge_accumulators(other.accumulators)
