@@ -43,7 +43,7 @@ class ParDoStage:
         runner = self.runner
         if runner.plain_map:
             return self._map(down, cell)
-        if runner.plain and runner.mode == "flatmap":
+        if runner.plain and runner.mode == "flat_map":
             return self._flat_map(down, cell)
         return self._any(down, cell)
 

@@ -47,6 +47,8 @@ def window_order(window):
 
 def canonical_order(outputs: list, rank: dict) -> list:
     """A step's outputs ``(key, ...)`` sorted by key rank, then window; emission order otherwise."""
+    if len(outputs) < 2:
+        return outputs
     return sorted(outputs, key=lambda wv: (rank[wv.value[0]], window_order(wv.windows[0])))
 
 

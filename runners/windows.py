@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from panes.errors import UserCodeError
-from panes.window import (GLOBAL_WINDOW, AssignContext, FixedWindows, GlobalWindows, SlidingWindows,
-                          WindowedValue)
+from panes.window import (GLOBAL_WINDOW, AssignContext, FixedWindows, GlobalWindows, IntervalWindow,
+                          Sessions, SlidingWindows, WindowedValue)
 
 # Distinct windows remembered per assigner: fixed and sliding windows repeat for every element
 # of a window, so assigning them is a lookup; the bound keeps memory flat on long inputs.
@@ -20,7 +20,8 @@ def assign(label: str, window_fn, wv: WindowedValue) -> WindowedValue:
 def assigner(label: str, window_fn):
     """A function ``(value, timestamp, windows) -> windows`` assigning ``window_fn``'s windows.
     Fixed windows, and sliding windows whose size is a multiple of their period, depend only on
-    where the timestamp's period starts, so they are answered from a cache keyed by it."""
+    where the timestamp's period starts, so they are answered from a cache keyed by it;
+    sessions are computed inline."""
     kind = type(window_fn)
     if kind is GlobalWindows:
         windows = (GLOBAL_WINDOW,)
@@ -41,6 +42,9 @@ def assigner(label: str, window_fn):
             return windows
 
         return by_start
+    if kind is Sessions:
+        gap = window_fn.gap_size.micros
+        return lambda value, timestamp, previous: (IntervalWindow(timestamp, timestamp + gap),)
 
     def generic(value, timestamp, previous):
         try:

@@ -8,6 +8,7 @@ the element's timestamp, so every runner assigns windows identically.
 from __future__ import annotations
 
 import abc
+import copyreg
 import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple, Optional
@@ -63,9 +64,17 @@ class IntervalWindow(NamedTuple):
 BoundedWindow.register(IntervalWindow)
 
 
-@dataclass(frozen=True, order=True, slots=True)
+@dataclass(frozen=True, eq=False, slots=True)
 class GlobalWindow(BoundedWindow):
-    """The single window that holds all of event time."""
+    """The single window that holds all of event time. There is one instance, so equality and
+    hashing are by identity (the fast ones: every element of a global-window grouping hashes
+    it)."""
+
+    def __new__(cls):
+        try:
+            return GLOBAL_WINDOW
+        except NameError:  # making the one instance
+            return object.__new__(cls)
 
     def max_timestamp(self) -> int:
         return GLOBAL_WINDOW_MAX_TIMESTAMP
@@ -127,6 +136,17 @@ class WindowedValue(NamedTuple):
 
     def with_value(self, value) -> "WindowedValue":
         return WindowedValue(value, self.timestamp, self.windows, self.pane)
+
+
+def _as_tuple(value):
+    return type(value), tuple(value)
+
+
+# Picklers (cloudpickle, which PySpark ships data with) look a type up in copyreg's table before
+# falling back to the object's own __reduce_ex__; for named tuples that fallback is several
+# times slower, and runners ship millions of these.
+for _named_tuple in (IntervalWindow, PaneInfo, WindowedValue):
+    copyreg.pickle(_named_tuple, _as_tuple)
 
 
 class TimestampedValue:
@@ -299,14 +319,14 @@ class CountWindows(WindowFn):
 def merge_overlapping_intervals(merge_context: MergeContext) -> None:
     """Merges every group of intersecting interval windows into their span."""
     group: list = []
-    span = None
+    start = end = None
     for window in sorted(merge_context.windows):
-        if span is not None and window.start < span.end:
+        if group and window.start < end:
             group.append(window)
-            span = span.span(window)
+            end = max(end, window.end)
             continue
         if len(group) > 1:
-            merge_context.merge(group, span)
-        group, span = [window], window
+            merge_context.merge(group, IntervalWindow(start, end))
+        group, start, end = [window], window.start, window.end
     if len(group) > 1:
-        merge_context.merge(group, span)
+        merge_context.merge(group, IntervalWindow(start, end))

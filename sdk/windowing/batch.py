@@ -91,15 +91,13 @@ class BatchGrouping:
         """The ON_TIME pane of every key and window, after merging windows."""
         self.merge_windows()
         lateness = self.strategy.allowed_lateness.micros
-        panes = []
+        at_end, extract, panes = self._at_end, self.aggregation.extract, []
         for (key, window), (accumulator, timestamp) in self.accumulators.items():
             max_timestamp = window.max_timestamp()
             is_final = garbage_collection_time(window, lateness) == max_timestamp
             pane = next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP, is_final)
-            if self.combiner == TimestampCombiner.OUTPUT_AT_EOW:
-                timestamp = max_timestamp
-            panes.append(WindowedValue((key, self.aggregation.extract(accumulator)), timestamp,
-                                       (window,), pane))
+            panes.append(WindowedValue((key, extract(accumulator)),
+                                       max_timestamp if at_end else timestamp, (window,), pane))
         return panes
 
     def merge_windows(self) -> None:

@@ -24,8 +24,10 @@ class Holds:
     garbage_collection: Optional[int] = None
 
     def earliest(self) -> Optional[int]:
-        present = [h for h in (self.element, self.garbage_collection) if h is not None]
-        return min(present) if present else None
+        element, collection = self.element, self.garbage_collection
+        if element is None or collection is None:
+            return collection if element is None else element
+        return min(element, collection)
 
 
 def output_time(combiner: TimestampCombiner, window, timestamp: int) -> int:

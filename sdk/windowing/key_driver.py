@@ -105,24 +105,27 @@ class KeyDriver:
         return emissions
 
     def advance_input_watermark(self, watermark: int) -> list:
-        self._pane_output_watermark = self.output_watermark()
-        self.input_watermark = max(self.input_watermark, watermark)
-        return self._fire_timers(EVENT_TIME, self.input_watermark)
+        return self._advance(EVENT_TIME, max(self.input_watermark, watermark))
 
     def advance_processing_time(self, time: int) -> list:
-        self._pane_output_watermark = self.output_watermark()
-        self.processing_time = max(self.processing_time, time)
-        return self._fire_timers(PROCESSING_TIME, self.processing_time)
+        return self._advance(PROCESSING_TIME, max(self.processing_time, time))
 
     def output_watermark(self) -> int:
         """The input watermark held back by this key's pending holds."""
-        holds = [s.holds.earliest() for s in self.windows.values()]
-        holds = [h for h in holds if h is not None]
-        return min([self.input_watermark, *holds])
+        watermark = self.input_watermark
+        for state in self.windows.values():
+            hold = state.holds.earliest()
+            if hold is not None and hold < watermark:
+                watermark = hold
+        return watermark
 
     def min_hold(self) -> Optional[int]:
-        holds = [h for h in (s.holds.earliest() for s in self.windows.values()) if h is not None]
-        return min(holds) if holds else None
+        earliest = None
+        for state in self.windows.values():
+            hold = state.holds.earliest()
+            if hold is not None and (earliest is None or hold < earliest):
+                earliest = hold
+        return earliest
 
     def is_empty(self) -> bool:
         return not self.windows
@@ -142,12 +145,20 @@ class KeyDriver:
         return WindowedValue(wv.value, wv.timestamp, tuple(kept), wv.pane) if kept else None
 
     def _process_elements(self, values: list, emissions: list) -> None:
-        windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
-        merged_into = self._merge(windows) if self.is_merging else {}
-        targets = list(dict.fromkeys(merged_into.get(w, w) for w in windows))
+        if len(values) == 1 and len(values[0].windows) == 1:  # the common case, kept lean
+            windows = list(values[0].windows)
+        else:
+            windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
+        merged_into = self._merge(windows) if self.is_merging else None
+        targets = windows if merged_into is None else list(
+            dict.fromkeys(merged_into.get(w, w) for w in windows))
         to_consider = [w for w in targets if not self._is_closed(w)]
         for wv in values:
-            for window in dict.fromkeys(merged_into.get(w, w) for w in wv.windows):
+            if merged_into is None:
+                element_windows = wv.windows if len(wv.windows) == 1 else dict.fromkeys(wv.windows)
+            else:
+                element_windows = dict.fromkeys(merged_into.get(w, w) for w in wv.windows)
+            for window in element_windows:
                 self._process_element(window, wv)
         for window in to_consider:
             state = self.windows.get(window)
@@ -220,6 +231,17 @@ class KeyDriver:
         end = window.max_timestamp()
         self.timers.set(window, self._gc_time(window) if end < self.input_watermark else end,
                         EVENT_TIME)
+
+    def _advance(self, domain: str, clock: int) -> list:
+        """Sets a clock and fires its due timers; panes see the output watermark from before."""
+        due = self.timers.next_time(domain)
+        if due is not None and due < clock:
+            self._pane_output_watermark = self.output_watermark()
+        if domain == EVENT_TIME:
+            self.input_watermark = clock
+        else:
+            self.processing_time = clock
+        return [] if due is None or due >= clock else self._fire_timers(domain, clock)
 
     def _fire_timers(self, domain: str, clock: int) -> list:
         emissions: list = []
