@@ -55,7 +55,7 @@ def canonical_order(outputs: list, rank: dict) -> list:
 def _clock_first(step, events):
     """A record's arrival moves the clock before the record is processed; at the end of input
     the watermark goes to +inf first, and processing time ends after it."""
-    if step == END_STEP:
+    if step == END_STEP or len(events) == 1:
         return events
     return sorted(events, key=lambda pair: pair[0] != 1)
 
@@ -76,10 +76,15 @@ def replay_grouping(driver, steps, rank: dict):
                 emissions += driver.advance_input_watermark(event.time)
             else:
                 emissions += driver.advance_processing_time(event.time)
-        main.append(Bundle(step, canonical_order([wv for tag, wv in emissions if tag == MAIN], rank)))
-        late.append(Bundle(step, canonical_order([wv for tag, wv in emissions if tag == LATE], rank)))
-        if (driver.output_watermark(), input_idle) != (output_watermark, output_idle):
-            output_watermark, output_idle = driver.output_watermark(), input_idle
+        if emissions:
+            main.append(Bundle(step, canonical_order([wv for tag, wv in emissions if tag == MAIN], rank)))
+            late.append(Bundle(step, canonical_order([wv for tag, wv in emissions if tag == LATE], rank)))
+        else:
+            main.append(Bundle(step, []))
+            late.append(Bundle(step, []))
+        watermark = driver.output_watermark()
+        if (watermark, input_idle) != (output_watermark, output_idle):
+            output_watermark, output_idle = watermark, input_idle
             main.append(Watermark(step, output_watermark, output_idle))
             late.append(Watermark(step, output_watermark, output_idle))
     return main, late

@@ -74,7 +74,14 @@ def _keyed(source, node, plan):
 
 
 def _shuffled(pairs, plan):
-    return pairs.partitionBy(plan.partitions, portable_hash)
+    return pairs.partitionBy(plan.partitions, key_hash)
+
+
+def key_hash(key) -> int:
+    """PySpark's ``portable_hash``, without its per-call environment check for the common
+    string and int keys: Spark gives every Python worker the same PYTHONHASHSEED."""
+    kind = type(key)
+    return hash(key) if kind is str or kind is int else portable_hash(key)
 
 
 def _lifted(source, node, strategy, aggregation, end_step, plan):
