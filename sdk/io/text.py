@@ -41,15 +41,16 @@ class TextSource(Source):
         return ranges
 
 
-def read_lines(path: str, start: int = 0, end: Optional[int] = None):
+def read_lines(path: str, start: int = 0, end: Optional[int] = None) -> list[str]:
     """The lines in bytes ``start`` to ``end`` of a UTF-8 file (both at line starts), without
     their terminators: any of \\n, \\r\\n and \\r, as Python's universal newlines read them."""
     with open(path, "rb") as raw:
         raw.seek(start)
-        data = raw if end is None else io.BytesIO(raw.read(end - start))
-        with io.TextIOWrapper(data, encoding="utf-8") as lines:
-            for line in lines:
-                yield line.rstrip("\n").rstrip("\r")
+        data = raw.read() if end is None else raw.read(end - start)
+    lines = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read().split("\n")
+    if lines[-1] == "":
+        lines.pop()  # after the last terminator (or in an empty range)
+    return lines
 
 
 @dataclass(frozen=True)
