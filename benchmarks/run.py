@@ -31,8 +31,7 @@ ROOT = Path(__file__).parent.parent
 SYSTEMS = ["rdd", "dataframe", "panes-spark", "panes-direct", "beam"]
 # Where a system takes too long to be worth waiting for: (system, workload) -> largest size.
 SIZE_LIMITS = {("beam", 1): 1_000_000, ("beam", 5): 1_000_000,
-               **{("panes-direct", n): 1_000_000 for n in range(1, 6)},
-               ("panes-spark", 4): 1_000_000}
+               **{("panes-direct", n): 1_000_000 for n in range(1, 6)}}
 
 
 def measure(systems, workload, size, timeout, notes):

@@ -12,7 +12,7 @@ from panes.errors import UserCodeError
 from panes.timestamp import MIN_TIMESTAMP
 from panes.window import WindowedValue
 from panes.windowing.driver import LATE, MAIN
-from panes.runners.eventlog import END_STEP, Bundle, Watermark, by_step
+from panes.runners.eventlog import END_STEP, Bundle, Watermark
 
 
 def key_value(label: str, kind: str, value) -> tuple:

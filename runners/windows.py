@@ -1,20 +1,14 @@
-"""Window assignment of one element, as both runners do it."""
+"""Window assignment, as both runners do it."""
 
 from __future__ import annotations
 
 from panes.errors import UserCodeError
 from panes.window import (GLOBAL_WINDOW, AssignContext, FixedWindows, GlobalWindows, IntervalWindow,
-                          Sessions, SlidingWindows, WindowedValue)
+                          Sessions, SlidingWindows)
 
 # Distinct windows remembered per assigner: fixed and sliding windows repeat for every element
 # of a window, so assigning them is a lookup; the bound keeps memory flat on long inputs.
 _CACHE_SIZE = 4096
-
-
-def assign(label: str, window_fn, wv: WindowedValue) -> WindowedValue:
-    """``wv`` in the windows ``window_fn`` assigns it; a failing window fn names the transform."""
-    return WindowedValue(wv.value, wv.timestamp,
-                         assigner(label, window_fn)(wv.value, wv.timestamp, wv.windows), wv.pane)
 
 
 def assigner(label: str, window_fn):

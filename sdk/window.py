@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 import copyreg
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Optional
 
 from panes.timestamp import (

@@ -23,7 +23,7 @@ from panes.runners.replay import canonical_order, key_value, replay_grouping
 from panes.runners.spark.collection import BoxingSink, Collection
 from panes.runners.fusion import box
 from panes.runners.spark.errors import worker_function, worker_generator
-from panes.runners.spark.positions import by_position, grouped
+from panes.runners.spark.positions import grouped
 
 CONTROL = "__control__"
 
@@ -39,7 +39,7 @@ def plan_combine_per_key(node, inputs, plan) -> dict:
 
 def _plan_grouping(node, source, plan, aggregation) -> dict:
     strategy = plan.strategy(node.inputs[0])
-    label, kind = node.id, node.kind
+    label = node.id
     if is_batch_exact(strategy) and source.is_batch():
         end_step = source.timeline[0].step
         if isinstance(aggregation, CombineFnAggregation):
