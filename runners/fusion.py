@@ -19,6 +19,8 @@ from panes.window import TimestampedValue, WindowedValue
 from panes.runners.windows import assigner
 
 _SPECIAL = (TaggedOutput, TimestampedValue, WindowedValue)
+# Output types that are plainly values, told apart from _SPECIAL with one lookup.
+_PLAIN = frozenset({str, int, float, bool, bytes, tuple, list, dict, type(None)})
 box = WindowedValue._make
 
 
@@ -59,7 +61,10 @@ class ParDoStage:
                 raise
             except Exception as error:
                 raise UserCodeError(label, value, error) from error
-            if type(item) is TimestampedValue:
+            kind = type(item)
+            if kind in _PLAIN:
+                down(position, item, timestamp, windows, pane)
+            elif kind is TimestampedValue:
                 down(position, item.value, item.timestamp, windows, pane)
             elif isinstance(item, _SPECIAL):
                 _, out = runner._output(item, box((value, timestamp, windows, pane)))
@@ -83,7 +88,7 @@ class ParDoStage:
             except Exception as error:
                 raise UserCodeError(label, value, error) from error
             for index, item in enumerate(items):
-                if isinstance(item, _SPECIAL):
+                if type(item) not in _PLAIN and isinstance(item, _SPECIAL):
                     _, out = runner._output(item, box((value, timestamp, windows, pane)))
                     down((*position, index), *out)
                 else:

@@ -92,12 +92,16 @@ class BatchGrouping:
         self.merge_windows()
         lateness = self.strategy.allowed_lateness.micros
         at_end, extract, panes = self._at_end, self.aggregation.extract, []
+        # One object per distinct window and pane: pickling ships a repeated object once.
+        shared_windows, shared_panes = {}, {}
         for (key, window), (accumulator, timestamp) in self.accumulators.items():
             max_timestamp = window.max_timestamp()
             is_final = garbage_collection_time(window, lateness) == max_timestamp
             pane = next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP, is_final)
+            windows = shared_windows.get(window) or shared_windows.setdefault(window, (window,))
             panes.append(WindowedValue((key, extract(accumulator)),
-                                       max_timestamp if at_end else timestamp, (window,), pane))
+                                       max_timestamp if at_end else timestamp, windows,
+                                       shared_panes.setdefault(pane, pane)))
         return panes
 
     def merge_windows(self) -> None:
