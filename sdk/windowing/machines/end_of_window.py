@@ -89,9 +89,10 @@ class EarlyAndLateMachine(Machine):
     def on_element(self, node, c):
         _wake_at_end_of_window(c, self.domain)
         if not c.is_merging:
-            child = next((ch for ch in node.children if not is_finished(ch, c)), None)
-            if child is not None:
-                element(child, c)
+            for child in node.children:  # the first that has not finished
+                if not is_finished(child, c):
+                    element(child, c)
+                    break
         else:
             # Merging may revive the early phase, so every child keeps its state up to date.
             for child in node.children:
