@@ -2,7 +2,7 @@
 
     python -m benchmarks.run [--sizes 1000000,10000000] [--workloads 1,2,3,4,5]
                              [--systems rdd,dataframe,panes-spark,panes-direct,beam]
-                             [--timeout 1800] [--out benchmarks/results]
+                             [--timeout 1800] [--repeat 1] [--out benchmarks/results]
 
 Each measurement runs in a fresh process (``benchmarks.one``); results of all systems are
 checked equal (by digest) before any time is reported. Times include reading the input files;
@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -34,39 +35,49 @@ SIZE_LIMITS = {("beam", 1): 1_000_000, ("beam", 5): 1_000_000,
                **{("panes-direct", n): 1_000_000 for n in range(1, 6)}}
 
 
-def measure(systems, workload, size, timeout, notes):
-    """``{system: (seconds, peak MB)}`` for the systems that ran — each in a fresh process —
-    after checking that they all computed the same result. Systems that are not available or
-    time out are added to ``notes``."""
+def measure(systems, workload, size, timeout, repeat, notes):
+    """``{system: (seconds, peak MB)}`` for the systems that ran — each run in a fresh process,
+    ``repeat`` times, keeping the median time — after checking that they all computed the same
+    result. Systems that are not available or time out are added to ``notes``."""
     results, timings = {}, {}
     for system in systems:
         if size > SIZE_LIMITS.get((system, workload), size):
             continue
-        try:
-            done = subprocess.run([sys.executable, "-m", "benchmarks.one", system, str(workload),
-                                   str(size)], capture_output=True, text=True, cwd=ROOT,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
-            notes.append(f"workload {workload}, {size:,} events, {system}: timed out after {timeout} s")
-            print(f"  {notes[-1]}", flush=True)
+        outcomes = []
+        for _ in range(repeat):
+            outcome = run_one(system, workload, size, timeout)
+            if isinstance(outcome, str):
+                notes.append(f"workload {workload}, {size:,} events, {system}: {outcome}")
+                print(f"  {notes[-1]}", flush=True)
+                break
+            outcomes.append(outcome)
+        if not outcomes or outcomes[0]["digest"] is None:
             continue
-        if done.returncode != 0:
-            raise SystemExit(f"{system} failed on workload {workload} at {size}:\n{done.stderr[-3000:]}")
-        outcome = json.loads(done.stdout.strip().splitlines()[-1])
-        if "unavailable" in outcome:
-            notes.append(f"workload {workload}, {size:,} events, {system}: not available "
-                         f"({outcome['unavailable']})")
-            print(f"  {notes[-1]}", flush=True)
-            continue
-        if outcome["digest"] is None:
-            continue
-        results[system] = outcome["digest"], outcome["rows"]
-        timings[system] = outcome["seconds"], outcome["peak_mb"]
-        print(f"  workload {workload} size {size:>11,} {system:<13} {outcome['seconds']:8.2f} s "
-              f"{outcome['peak_mb']:7.0f} MB", flush=True)
-    if len(set(results.values())) > 1:
-        raise SystemExit(f"MISMATCH: workload {workload} at {size}: {results}")
+        for outcome in outcomes:
+            results.setdefault((system, outcome["digest"], outcome["rows"]), True)
+        seconds = statistics.median(outcome["seconds"] for outcome in outcomes)
+        timings[system] = seconds, max(outcome["peak_mb"] for outcome in outcomes)
+        print(f"  workload {workload} size {size:>11,} {system:<13} {seconds:8.2f} s "
+              f"{timings[system][1]:7.0f} MB", flush=True)
+    if len({(digest, rows) for _, digest, rows in results}) > 1:
+        raise SystemExit(f"MISMATCH: workload {workload} at {size}: {sorted(results)}")
     return timings
+
+
+def run_one(system, workload, size, timeout):
+    """One measurement's outcome (a dict), or why there is none (a str)."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "benchmarks.one", system, str(workload),
+                               str(size)], capture_output=True, text=True, cwd=ROOT,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout} s"
+    if done.returncode != 0:
+        raise SystemExit(f"{system} failed on workload {workload} at {size}:\n{done.stderr[-3000:]}")
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    if "unavailable" in outcome:
+        return f"not available ({outcome['unavailable']})"
+    return outcome
 
 
 def table(rows) -> str:
@@ -112,6 +123,8 @@ def main(argv=None):
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--timeout", type=int, default=1800,
                         help="seconds one measurement may take (default 1800)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per measurement; the table shows the median (default 1)")
     parser.add_argument("--out", type=Path, default=RESULTS,
                         help="folder for latest.md and latest.png (default benchmarks/results)")
     args = parser.parse_args(argv)
@@ -123,7 +136,7 @@ def main(argv=None):
     rows, notes = [], []
     for size in sizes:
         for workload in workloads:
-            timings = measure(systems, workload, size, args.timeout, notes)
+            timings = measure(systems, workload, size, args.timeout, args.repeat, notes)
             rdd_time = timings.get("rdd", (None,))[0]
             for system, (seconds, peak) in timings.items():
                 rows.append([workload, size, system, seconds, peak,
