@@ -143,3 +143,48 @@ def test_assert_that_checks_after_the_run(runner):
     p = beam.Pipeline(runner=runner)
     assert_that(p | beam.Create([3, 1, 2]) | beam.Map(lambda x: x + 1), equal_to([2, 3, 4]))
     p.run()
+
+
+class CountingSum(beam.CombineFn):
+    """A sum that counts the inputs it adds, to show whose step a combiner's metrics land in."""
+
+    def create_accumulator(self):
+        return 0
+
+    def add_input(self, total, value):
+        Metrics.counter("fused", "added").inc()
+        return total + value
+
+    def merge_accumulators(self, totals):
+        return sum(totals)
+
+    def extract_output(self, total):
+        return total
+
+
+def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner):
+    """Consecutive Maps, FlatMaps and WindowIntos run in one loop on both runners; each DoFn
+    still runs once per element, and metrics name the transform whose code reported them."""
+
+    def parse(line):
+        Metrics.counter("fused", "parsed").inc()
+        key, value, seconds = line.split(",")
+        return TimestampedValue((key, int(value)), int(seconds))
+
+    def twice(pair):
+        Metrics.counter("fused", "doubled").inc()
+        return [pair, pair]
+
+    lines = ["a,1,0", "b,2,5", "a,3,61", "b,4,62"]
+    p = beam.Pipeline(runner=runner)
+    sums = materialize(p | beam.Create(lines) | "Parse" >> beam.Map(parse)
+                       | "Twice" >> beam.FlatMap(twice) | beam.WindowInto(FixedWindows(60))
+                       | "Sum" >> beam.CombinePerKey(CountingSum()))
+    metrics = p.run().metrics()
+
+    assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == [
+        (("a", 2), IntervalWindow(0, 60 * S)), (("a", 6), IntervalWindow(60 * S, 120 * S)),
+        (("b", 4), IntervalWindow(0, 60 * S)), (("b", 8), IntervalWindow(60 * S, 120 * S))]
+    counted = {(r.step, r.name.name): r.committed
+               for r in metrics.query(namespace="fused")["counters"]}
+    assert counted == {("Parse", "parsed"): 4, ("Twice", "doubled"): 4, ("Sum", "added"): 8}
