@@ -15,7 +15,9 @@ from panes.transforms.core import (
     Map, MapTuple, ParDo, Partition, Reshuffle, WindowInto,
 )
 from panes.transforms.dofn import DoFn
+from panes.transforms.group_by import GroupBy
 from panes.transforms.ptransform import PTransform
+from panes.transforms.timestamps import WithTimestampField
 from panes.transforms.util import Distinct, Keys, KvSwap, Values, WithKeys
 
 __version__ = "0.1.0"

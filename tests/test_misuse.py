@@ -72,6 +72,11 @@ def undeclared_output_tag():
     p.run()
 
 
+def group_by_of_pairs():
+    p = beam.Pipeline()
+    p | beam.Create([("a", 1)]) | beam.GroupBy("key").aggregate_field("value", sum, "total")
+
+
 MISUSES = [
     # (what is done, error type, words the message must contain: what is wrong, and the fix)
     (duplicate_label, PipelineConstructionError, ["'Show' already exists", "unique label"]),
@@ -106,6 +111,28 @@ MISUSES = [
     (lambda: beam.Partition(lambda x, n: 0, 0), PipelineConstructionError,
      ["Partition", "positive number of partitions"]),
     (undeclared_output_tag, UserCodeError, ["'Tagger'", "with_outputs('other')"]),
+    (lambda: beam.GroupBy(), PipelineConstructionError,
+     ["GroupBy needs at least one key field", "GroupBy('key')", "CombineGlobally"]),
+    (lambda: beam.GroupBy(lambda row: row["key"]), PipelineConstructionError,
+     ["GroupBy takes field names", "GroupByKey()"]),
+    (lambda: beam.GroupBy("key", "key"), PipelineConstructionError, ["names a key field twice"]),
+    (lambda: beam.GroupBy("key").aggregate_field("value", sorted, "total"),
+     PipelineConstructionError, ["GroupBy(key).aggregate_field('value', ..., 'total')",
+                                 "not a built-in combiner", "CountFn()", "CombinePerKey"]),
+    (lambda: beam.GroupBy("key").aggregate_field("value", beam.combiners.TopCombineFn(3), "top"),
+     PipelineConstructionError, ["not a built-in combiner", "MeanFn()"]),
+    (lambda: beam.GroupBy("key").aggregate_field("value", beam.combiners.MeanFn, "mean"),
+     PipelineConstructionError, ["aggregate_field('value', ..., 'mean')", "MeanFn()"]),
+    (lambda: beam.GroupBy("key").aggregate_field(3, sum, "total"), PipelineConstructionError,
+     ["field to aggregate must be a field name", "got 3"]),
+    (lambda: beam.GroupBy("key").aggregate_field("value", sum, ""), PipelineConstructionError,
+     ["output name must be a non-empty string"]),
+    (lambda: beam.GroupBy("key").aggregate_field("value", sum, "key"), PipelineConstructionError,
+     ["'key' is already a key field or output", "its own name"]),
+    (group_by_of_pairs, PipelineConstructionError,
+     ["GroupBy(key) needs rows (dicts)", "(key, value) pairs", "CombinePerKey"]),
+    (lambda: beam.WithTimestampField(None), PipelineConstructionError,
+     ["WithTimestampField needs the name of the field", "WithTimestampField('seconds')"]),
 ]
 
 
@@ -126,3 +153,17 @@ def test_a_failing_user_function_names_the_transform_and_element(runner):
         p.run()
     assert caught.value.label == "Total"
     assert isinstance(caught.value.cause, TypeError)
+
+
+@pytest.mark.parametrize("rows, words", [
+    ([{"key": "a", "seconds": 1}], ["'GroupBy(key)/KeyByFields'", "has no field 'value'"]),
+    ([["a", 1, 1]], ["'WithTimestampField(seconds)'", "needs dict elements"]),
+])
+def test_rows_without_the_named_fields_fail_naming_the_transform_and_field(runner, rows, words):
+    p = beam.Pipeline(runner=runner)
+    (p | beam.Create(rows) | beam.WithTimestampField("seconds")
+     | beam.GroupBy("key").aggregate_field("value", sum, "total"))
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    for word in words:
+        assert word in str(caught.value)

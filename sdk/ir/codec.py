@@ -17,6 +17,7 @@ STRUCTURED_MODULES = (
     "panes.ir.model", "panes.timestamp", "panes.window", "panes.trigger", "panes.evictor",
     "panes.watermark", "panes.windowing.strategy", "panes.io.text", "panes.io.parquet",
     "panes.io.base", "panes.testing.capture", "panes.testing.test_stream",
+    "panes.transforms.group_by", "panes.transforms.timestamps",
 )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from panes.errors import ValidationError
-from panes.ir.codec import Pickled
+from panes.ir.codec import Pickled, is_structured
 from panes.ir.model import IR_VERSION, NODE_KINDS, PipelineIR
 
 _INPUT_COUNTS = {"create": (0, 0), "read": (0, 0), "test_stream": (0, 0), "par_do": (1, 1),
@@ -47,7 +47,8 @@ def _check_node(node, produced, ir, allow_unsafe_triggers):
         if pcollection not in produced:
             raise ValidationError(
                 f"node '{node.id}' reads '{pcollection}', which is not produced before it")
-    if node.kind == "par_do" and not isinstance(node.payload.get("fn"), Pickled):
+    fn = node.payload.get("fn")
+    if node.kind == "par_do" and not (isinstance(fn, Pickled) or is_structured(fn)):
         raise ValidationError(f"node '{node.id}' has no serialized DoFn")
     if node.kind == "assign_windows":
         _check_windowing(node, ir, allow_unsafe_triggers)

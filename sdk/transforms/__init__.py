@@ -6,4 +6,6 @@ from panes.transforms.core import (
     Map, MapTuple, ParDo, Partition, Reshuffle, WindowInto,
 )
 from panes.transforms.dofn import DoFn
+from panes.transforms.group_by import GroupBy
 from panes.transforms.ptransform import PTransform
+from panes.transforms.timestamps import WithTimestampField

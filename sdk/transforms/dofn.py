@@ -62,3 +62,15 @@ class CallableWrapperDoFn(DoFn):
 
     def process(self, element, *args, **kwargs):
         raise AssertionError("CallableWrapperDoFn is invoked by the DoFn runner directly")
+
+
+class StructuredMapFn(CallableWrapperDoFn):
+    """A Map whose function is structured data: subclasses are frozen dataclasses (in a module
+    of ``panes.ir.codec.STRUCTURED_MODULES``) that build their per-element function in an
+    ``fn`` property, so the IR holds their configuration, not a pickle, and a planner can read
+    it. Runners run them exactly as a ``Map`` of that function."""
+
+    mode = "map"
+
+    def default_label(self) -> str:
+        return type(self).__name__

@@ -25,6 +25,14 @@ def is_batch_exact(strategy) -> bool:
     return isinstance(effective.trigger, DefaultTrigger) and effective.evictor is None
 
 
+def batch_pane(window, allowed_lateness: int):
+    """The one pane a default-trigger grouping emits for ``window`` over batch input: ON_TIME,
+    first, and last when the window is garbage-collected at its end (no allowed lateness)."""
+    max_timestamp = window.max_timestamp()
+    is_final = garbage_collection_time(window, allowed_lateness) == max_timestamp
+    return next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP, is_final)
+
+
 class BatchGrouping:
     """Accumulates ``(key, WindowedValue)`` per key and window; ``panes()`` emits the result.
 
@@ -96,8 +104,7 @@ class BatchGrouping:
         shared_windows, shared_panes = {}, {}
         for (key, window), (accumulator, timestamp) in self.accumulators.items():
             max_timestamp = window.max_timestamp()
-            is_final = garbage_collection_time(window, lateness) == max_timestamp
-            pane = next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP, is_final)
+            pane = batch_pane(window, lateness)
             windows = shared_windows.get(window) or shared_windows.setdefault(window, (window,))
             panes.append(WindowedValue((key, extract(accumulator)),
                                        max_timestamp if at_end else timestamp, windows,
