@@ -94,21 +94,39 @@ def positioned_feed(partition, records, push):
     return position
 
 
+@dataclass(frozen=True)
+class Held:
+    """Records the driver already holds, in position order (a small result, such as a lowered
+    aggregation's), and what parallelizing them takes."""
+
+    records: list
+    sc: object
+    partitions: int
+    name: str
+
+    def parallelize(self):
+        return self.sc.parallelize(self.records, self.partitions).setName(self.name)
+
+
 class Collection:
-    """``rdd`` of ``(position, WindowedValue)`` records, or ``pending`` work producing them;
+    """``rdd`` of ``(position, WindowedValue)`` records, or ``pending`` work producing them, or
+    records ``held`` on the driver, parallelized only when a transform needs them as an RDD;
     ``timeline``: Watermark events, step-ordered; ``step``: the one step all elements are at,
     when known."""
 
     def __init__(self, rdd, timeline: list, step: int | None, pending: Pending | None = None,
-                 accumulator=None, name: str = ""):
+                 accumulator=None, name: str = "", held: Held | None = None):
         self._rdd, self.timeline, self.step = rdd, timeline, step
         self.pending, self.accumulator, self.name = pending, accumulator, name
+        self.held = held
 
     @property
     def rdd(self):
         if self.pending is not None:
             self._rdd = self.pending.run(BoxingSink, self.accumulator, self.name)
             self.pending = None
+        if self._rdd is None and self.held is not None:
+            self._rdd = self.held.parallelize()
         return self._rdd
 
     def work(self) -> Pending:

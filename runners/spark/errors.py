@@ -42,6 +42,12 @@ def _encode(error: UserCodeError) -> str:
     return _MARK + base64.b64encode(payload).decode() + _MARK
 
 
+def transported(error: UserCodeError) -> str:
+    """``error`` as text that ``surfaced_errors`` raises again as itself, wherever the text
+    ends up in a Spark failure (a worker's exception, or a Spark SQL ``raise_error``)."""
+    return _encode(error)
+
+
 def worker_function(fn):
     """Wraps a function Spark runs on workers so UserCodeErrors survive the trip."""
 

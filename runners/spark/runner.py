@@ -16,12 +16,14 @@ from panes.metrics import MetricsContainer
 from panes.options import PipelineOptions
 from panes.pipeline import PipelineResult
 from panes.testing.capture import CaptureSink
+from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
 from panes.runners.spark.errors import surfaced_errors
 from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
+from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
 from panes.runners.spark.positions import by_position, flattened
 from panes.runners.spark.session import get_session
@@ -77,8 +79,12 @@ class Plan:
             return run()
 
     def collect_sorted(self, collection: Collection, label: str) -> list:
-        """The collection's ``(position, windowed value)`` in event-log order, on the driver."""
-        return sorted(self.action(label, collection.rdd.collect), key=by_position)
+        """The collection's ``(position, windowed value)`` in event-log order, on the driver.
+        Unpickling many small objects is several times faster with the cycle collector paused."""
+        if collection.held is not None:
+            return list(collection.held.records)
+        with cycle_collection_paused():
+            return sorted(self.action(label, collection.rdd.collect), key=by_position)
 
     def collect_values(self, pcollection_id) -> list:
         records = self.collect_sorted(self.collections[pcollection_id], f"side input {pcollection_id}")
@@ -116,7 +122,7 @@ PLANNERS = {
     "create": plan_source, "read": plan_source, "test_stream": plan_test_stream,
     "par_do": plan_par_do, "assign_windows": plan_assign_windows,
     "group_by_key": plan_group_by_key, "combine_per_key": plan_combine_per_key,
-    "flatten": plan_flatten, "write": plan_write,
+    "flatten": plan_flatten, "write": plan_write, SQL_AGGREGATION: plan_sql_aggregation,
 }
 
 
@@ -131,6 +137,7 @@ class SparkRunner:
     def run_pipeline(self, ir, options=None) -> PipelineResult:
         options = options if options is not None else PipelineOptions()
         session = get_session(options)
+        ir = lower_aggregations(ir, session)
         plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,
                     self.shuffle_seed)
         uses = _uses(ir)

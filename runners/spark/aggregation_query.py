@@ -1,0 +1,252 @@
+"""The Spark SQL query of a lowered aggregation (see ``panes.runners.spark.lowering``).
+
+It reads only the fields the aggregation names, computes event time as ``WithTimestampField``
+does, assigns ``window`` or ``session_window`` and groups by key and window. Besides the
+aggregates it takes the minimum of each row's packed source position — the position the
+ordinary plan gives the row: Parquet files are numbered in ``match_files`` order and rows by
+their index in the file (``_metadata.row_index``); a DataFrame's rows by partition and index
+there, which is what ``monotonically_increasing_id`` packs. Where Python would fail (a None
+time or aggregated value) the query fails with the same ``UserCodeError``.
+
+``build_query`` gives None whenever Spark SQL and the Python path might disagree: a field type
+other than plain integers, floats, strings and booleans (and UTC timestamps for event time), a
+missing field, a file Spark could read differently.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from panes.errors import RunnerError, UserCodeError
+from panes.transforms.group_by import BuiltinCombine, missing_value_message
+from panes.transforms.timestamps import TimestampFromField
+from panes.window import FixedWindows, Sessions
+from panes.runners.spark.dataframe import DataFrameSource
+from panes.runners.spark.errors import transported
+
+# A source position (FIRST_STEP, partition, index) packed in one long, as Spark's
+# monotonically_increasing_id packs a DataFrame's (partition, row): the index in the low bits.
+INDEX_BITS = 33
+POSITION = "__panes_position__"
+
+
+def build_query(aggregation, session):
+    """The lowered aggregation as a lazy DataFrame with columns ``key0..``, ``start`` and
+    ``end`` (micros), ``aggregate0..`` and ``first`` (the group's least packed position); or
+    None when the input is not one the query reproduces exactly."""
+    from pyspark.sql import functions as F
+
+    read = _input(aggregation, session)
+    if read is None:
+        return None
+    frame, types, nullable = read
+    if not _types_fit(aggregation, types):
+        return None
+    required = functools.partial(_required, nullable)
+    micros = _micros(required(aggregation.timestamp_field, _timestamp_error(aggregation)),
+                     types[aggregation.timestamp_field])
+    time, window_fn = F.timestamp_micros(micros), aggregation.strategy.window_fn
+    if type(window_fn) is Sessions:
+        # Beam merges sessions that overlap; Spark also merges sessions that only touch. With
+        # sessions 1 µs shorter, touching in Spark is overlapping in Beam; `end` adds it back.
+        window = F.session_window(time, f"{window_fn.gap_size.micros - 1} microseconds")
+        end_shift = 1
+    else:
+        period = window_fn.size if type(window_fn) is FixedWindows else window_fn.period
+        window = F.window(time, f"{window_fn.size.micros} microseconds",
+                          f"{period.micros} microseconds", f"{window_fn.offset.micros} microseconds")
+        end_shift = 0
+    keys = [f"key{i}" for i in range(len(aggregation.key_fields))]
+    aggregates = [f"aggregate{i}" for i in range(len(aggregation.aggregations))]
+    return (frame.groupBy(*[_column(name).alias(key)
+                            for key, name in zip(keys, aggregation.key_fields)],
+                          window.alias("window"))
+            .agg(*[_aggregate(aggregation, a, required).alias(name)
+                   for name, a in zip(aggregates, aggregation.aggregations)],
+                 F.min(POSITION).alias("first"))
+            .select(*keys, F.unix_micros("window.start").alias("start"),
+                    (F.unix_micros("window.end") + end_shift).alias("end"), *aggregates, "first"))
+
+
+def _fields(aggregation) -> tuple:
+    return tuple(dict.fromkeys((*aggregation.key_fields, aggregation.timestamp_field,
+                                *(a.field for a in aggregation.aggregations))))
+
+
+def _input(aggregation, session):
+    """``(frame, types, nullable)``: the fields the aggregation reads and ``POSITION``; each
+    field's Spark type; whether it may hold nulls. None when it cannot be read here."""
+    source, fields = aggregation.source, _fields(aggregation)
+    if isinstance(source, DataFrameSource):
+        return _dataframe_input(source, fields)
+    if source.columns is not None and not set(fields) <= set(source.columns):
+        return None
+    return _parquet_input(source, fields, session)
+
+
+def _dataframe_input(source, fields):
+    from pyspark.sql import functions as F
+
+    try:
+        frame = source.dataframe()
+    except RunnerError:
+        return None
+    schema = {field.name: field for field in frame.schema.fields}
+    if not set(fields) <= set(schema) or len(schema) != len(frame.schema.fields):
+        return None
+    positioned = frame.select(*map(_column, fields),
+                              F.monotonically_increasing_id().alias(POSITION))
+    return (positioned, {name: schema[name].dataType for name in fields},
+            {name: schema[name].nullable for name in fields})
+
+
+def _parquet_input(source, fields, session):
+    """Each file read with the schema its footer gives (no inference job), the files' rows
+    in ``match_files`` order; a field may hold nulls unless every row group's statistics
+    count none."""
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    try:
+        paths = source.files()
+        footers = [_footer(path) for path in paths]
+    except Exception:  # missing or unreadable: the ordinary plan reports it as a direct run does
+        return None
+    if any(character in path for path in paths for character in "*?[]{}\\"):
+        return None  # Spark would read the path as a glob pattern
+    types, nullable = None, dict.fromkeys(fields, False)
+    for arrow, metadata in footers:
+        if not set(fields) <= set(arrow.names) or len(set(arrow.names)) != len(arrow.names):
+            return None
+        file_types = {name: _spark_type(arrow.field(name).type) for name in fields}
+        if None in file_types.values() or (types is not None and file_types != types):
+            return None
+        types = file_types
+        for name in fields:
+            nullable[name] = nullable[name] or _may_hold_nulls(metadata, name)
+    schema = T.StructType([T.StructField(name, types[name]) for name in fields])
+    try:
+        frames = [session.read.schema(schema).parquet(path).select(
+            *map(_column, fields),
+            (F.lit(index << INDEX_BITS) + F.col("_metadata.row_index")).alias(POSITION))
+            for index, path in enumerate(paths)]
+    except AnalysisException:  # e.g. a file gone since: the ordinary plan reports it
+        return None
+    return functools.reduce(lambda a, b: a.unionAll(b), frames), types, nullable
+
+
+def _footer(path: str) -> tuple:
+    """A Parquet file's Arrow schema and metadata (row groups and their statistics)."""
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(path) as file:
+        return file.schema_arrow, file.metadata
+
+
+def _spark_type(arrow_type):
+    """The Spark type Spark reads a Parquet column of ``arrow_type`` as, for the types the
+    query supports; None for any other."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    if pa.types.is_timestamp(arrow_type):  # stored adjusted to UTC, in a unit Spark reads
+        return T.TimestampType() if arrow_type.tz and arrow_type.unit != "ns" else None
+    return {pa.int8(): T.ByteType(), pa.int16(): T.ShortType(), pa.int32(): T.IntegerType(),
+            pa.int64(): T.LongType(), pa.float32(): T.FloatType(), pa.float64(): T.DoubleType(),
+            pa.string(): T.StringType(), pa.large_string(): T.StringType(),
+            pa.bool_(): T.BooleanType()}.get(arrow_type)
+
+
+def _may_hold_nulls(metadata, name: str) -> bool:
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for index in range(row_group.num_columns):
+            column = row_group.column(index)
+            if column.path_in_schema != name:
+                continue
+            statistics = column.statistics
+            if statistics is None or not statistics.has_null_count or statistics.null_count:
+                return True
+    return False
+
+
+def _types_fit(aggregation, types: dict) -> bool:
+    """Whether every field has a type whose Spark SQL values, order and arithmetic are
+    Python's: keys plain integers, strings or booleans; sums and means numbers; min and max
+    numbers, strings or booleans; event time numbers (seconds) or UTC timestamps."""
+    from pyspark.sql import types as T
+
+    integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+    numeric = (*integral, T.FloatType, T.DoubleType)
+    ordered = (*numeric, T.StringType, T.BooleanType)
+    by_combine = {BuiltinCombine.SUM: numeric, BuiltinCombine.MEAN: numeric,
+                  BuiltinCombine.MIN: ordered, BuiltinCombine.MAX: ordered}
+
+    def fits(name, accepted):
+        # Exactly: a collated string, say, is a StringType that compares unlike Python.
+        data_type = types[name]
+        return type(data_type) in accepted and (type(data_type) is not T.StringType
+                                                or data_type == T.StringType())
+
+    return (all(fits(name, (*integral, T.StringType, T.BooleanType))
+                for name in aggregation.key_fields)
+            and fits(aggregation.timestamp_field, (*numeric, T.TimestampType))
+            and all(a.combine is BuiltinCombine.COUNT or fits(a.field, by_combine[a.combine])
+                    for a in aggregation.aggregations))
+
+
+def _column(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _required(nullable: dict, name: str, error: UserCodeError):
+    """Column ``name``, failing the query with ``error`` at a null, where Python fails."""
+    from pyspark.sql import functions as F
+
+    if not nullable[name]:
+        return _column(name)
+    return F.coalesce(_column(name), F.raise_error(F.lit(transported(error))))
+
+
+def _micros(column, data_type):
+    """Event time in micros, as ``panes.timestamp.to_micros`` reads the field's values:
+    integers are seconds, floats seconds rounded half to even, timestamps instants."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.TimestampType):
+        return F.unix_micros(column)
+    if isinstance(data_type, (T.FloatType, T.DoubleType)):
+        return F.bround(column.cast("double") * 1_000_000.0, 0).cast("long")
+    return column.cast("long") * 1_000_000
+
+
+def _timestamp_error(aggregation) -> UserCodeError:
+    """The error WithTimestampField raises at a None (without the element, which SQL lacks)."""
+    field = aggregation.timestamp_field
+    try:
+        TimestampFromField(field).fn({field: None})
+    except Exception as error:
+        return UserCodeError(aggregation.timestamp_label, None, error)
+    raise AssertionError("WithTimestampField accepted None as a time")
+
+
+def _aggregate(aggregation, field_aggregation, required):
+    """The SQL aggregate computing what the built-in combiner computes (a mean as the exact
+    sum over the count, as ``MeanFn`` does, not a running double average)."""
+    from pyspark.sql import functions as F
+
+    combine = field_aggregation.combine
+    if combine is BuiltinCombine.COUNT:
+        return F.count(F.lit(1))
+    column = required(field_aggregation.field, UserCodeError(
+        aggregation.combine_label, None, ValueError(missing_value_message(field_aggregation))))
+    if combine is BuiltinCombine.MEAN:
+        return F.sum(column) / F.count(F.lit(1))
+    return {BuiltinCombine.SUM: F.sum, BuiltinCombine.MIN: F.min,
+            BuiltinCombine.MAX: F.max}[combine](column)

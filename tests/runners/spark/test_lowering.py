@@ -1,0 +1,217 @@
+"""Spark SQL lowering: which chains the phase recognises (and which it leaves to the ordinary
+planners), and that a lowered query gives exactly the ordinary plan's records — values,
+timestamps, windows, panes and positions — whatever the windows, times and partitioning."""
+
+import datetime as dt
+import decimal
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import panes as beam
+import panes.runners.spark.runner as spark_runner
+from panes.runners.spark.dataframe import ReadFromDataFrame
+from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations
+from panes.testing import materialize
+from panes.transforms.combiners import CountFn, MeanFn
+from panes.trigger import AfterCount, AfterWatermark
+from panes.watermark import WatermarkStrategy
+from panes.window import FixedWindows, Sessions, SlidingWindows, TimestampCombiner
+
+SCHEMA = pa.schema([("key", pa.string()), ("value", pa.int64()), ("seconds", pa.float64())])
+
+
+def events(count, seed=1, keys=5, span=600):
+    rng = random.Random(seed)
+    return [{"key": f"k{rng.randrange(keys)}", "value": rng.randrange(-50, 100),
+             "seconds": rng.randrange(-span, span) / rng.choice((1, 2, 4))}
+            for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def parquet(tmp_path_factory):
+    """Three Parquet files of events, the middle one with several row groups."""
+    folder = tmp_path_factory.mktemp("events")
+    rows = events(600)
+    for index, part in enumerate((rows[:150], rows[150:450], rows[450:])):
+        pq.write_table(pa.Table.from_pylist(part, schema=SCHEMA),
+                       folder / f"events-{index}.parquet", row_group_size=64)
+    return str(folder / "events-*.parquet")
+
+
+def aggregation(read, window_fn=FixedWindows(60), combine=sum, **windowing):
+    def build(p):
+        return (p | read | beam.WithTimestampField("seconds")
+                | beam.WindowInto(window_fn, **windowing)
+                | beam.GroupBy("key").aggregate_field("value", combine, "out"))
+    return build
+
+
+def lowered_kinds(spark, build) -> list:
+    p = beam.Pipeline(runner="spark")
+    build(p)
+    return [node.kind for node in lower_aggregations(p.to_ir(), spark).nodes.values()]
+
+
+def test_read_timestamp_window_and_group_by_become_one_query(spark, parquet):
+    kinds = lowered_kinds(spark, lambda p: materialize(
+        aggregation(beam.io.ReadFromParquet(parquet))(p)))
+    assert kinds == [SQL_AGGREGATION, "write"]
+
+
+def _with_other_consumer(p, parquet):
+    windowed = (p | beam.io.ReadFromParquet(parquet) | beam.WithTimestampField("seconds")
+                | beam.WindowInto(FixedWindows(60)))
+    windowed | "Count" >> beam.combiners.Count.Globally()
+    return windowed | beam.GroupBy("key").aggregate_field("value", sum, "out")
+
+
+def _hand_written(p, parquet):
+    return (p | beam.io.ReadFromParquet(parquet)
+            | "Timestamp" >> beam.Map(lambda row: beam.window.TimestampedValue(row, row["seconds"]))
+            | beam.WindowInto(FixedWindows(60))
+            | "Key" >> beam.Map(lambda row: (row["key"], row["value"]))
+            | beam.CombinePerKey(sum))
+
+
+class CustomWindows(FixedWindows):
+    """A user's window fn: Spark SQL cannot know what it assigns."""
+
+
+def from_parquet(read=beam.io.ReadFromParquet, **windowing):
+    return lambda p, parquet: aggregation(read(parquet), **windowing)(p)
+
+
+FALLBACKS = {
+    "early firings": from_parquet(trigger=AfterWatermark(early=AfterCount(2))),
+    "custom window fn": from_parquet(window_fn=CustomWindows(60)),
+    "earliest timestamps": from_parquet(timestamp_combiner=TimestampCombiner.OUTPUT_AT_EARLIEST),
+    "sliding with gaps": from_parquet(window_fn=SlidingWindows(30, 60)),
+    "watermark strategy": from_parquet(lambda parquet: beam.io.ReadFromParquet(
+        parquet).with_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(5))),
+    "columns without the field": from_parquet(lambda parquet: beam.io.ReadFromParquet(
+        parquet, columns=["key", "seconds"])),
+    "driver-read source": lambda p, parquet: aggregation(beam.Create(events(10)))(p),
+    "intermediate consumer": _with_other_consumer,
+    "hand-written lambdas": _hand_written,
+    "no windowing": lambda p, parquet: (p | beam.io.ReadFromParquet(parquet)
+                                        | beam.WithTimestampField("seconds")
+                                        | beam.GroupBy("key").aggregate_field("value", sum, "o")),
+}
+
+
+@pytest.mark.parametrize("case", list(FALLBACKS))
+def test_anything_else_is_left_to_the_ordinary_planners(spark, parquet, case):
+    kinds = lowered_kinds(spark, lambda p: FALLBACKS[case](p, parquet))
+    assert SQL_AGGREGATION not in kinds
+    assert "combine_per_key" in kinds
+
+
+@pytest.mark.parametrize("value_type, reason", [
+    (pa.decimal128(10, 2), "Spark sums decimals with its own scale"),
+    (pa.uint64(), "Spark reads it as a decimal"),
+    (pa.timestamp("us"), "a naive timestamp is not an instant"),
+])
+def test_a_field_type_spark_might_see_differently_is_left_to_the_ordinary_planners(
+        spark, tmp_path, value_type, reason):
+    path = str(tmp_path / "typed.parquet")
+    value = {pa.decimal128(10, 2): decimal.Decimal("1.50"), pa.uint64(): 3,
+             pa.timestamp("us"): dt.datetime(2020, 1, 1)}[value_type]
+    pq.write_table(pa.table({"key": ["a"], "value": pa.array([value], value_type),
+                             "seconds": [1]}), path)
+    kinds = lowered_kinds(spark, aggregation(beam.io.ReadFromParquet(path), combine=max))
+    assert SQL_AGGREGATION not in kinds, reason
+
+
+def records_of(runner, build, monkeypatch, lowered=True):
+    """The records the write collects, with their positions (Spark), and the values captured,
+    from a run on ``runner``."""
+    collected = []
+    original = spark_runner.Plan.collect_sorted
+
+    def keep(plan, collection, label):
+        records = original(plan, collection, label)
+        collected.append(records)
+        return records
+
+    with monkeypatch.context() as patch:
+        patch.setattr(spark_runner.Plan, "collect_sorted", keep)
+        if not lowered:
+            patch.setattr(spark_runner, "lower_aggregations", lambda ir, session: ir)
+        p = beam.Pipeline(runner=runner)
+        handle = materialize(build(p))
+        p.run()
+    return (collected[-1] if collected else None), handle.windowed_values
+
+
+WINDOWS = [FixedWindows(60), FixedWindows(45, offset=10), SlidingWindows(90, 30, offset=7),
+           SlidingWindows(100, 30), Sessions(1), Sessions(30)]
+
+
+@pytest.mark.parametrize("window_fn", WINDOWS, ids=repr)
+@pytest.mark.parametrize("combine", [sum, min, CountFn(), MeanFn()], ids=repr)
+def test_a_lowered_query_gives_the_ordinary_plans_records_exactly(spark, parquet, monkeypatch,
+                                                                 window_fn, combine):
+    build = aggregation(beam.io.ReadFromParquet(parquet), window_fn, combine)
+    assert lowered_kinds(spark, lambda p: materialize(build(p))) == [SQL_AGGREGATION, "write"]
+    lowered, values = records_of("spark", build, monkeypatch)
+    ordinary, _ = records_of("spark", build, monkeypatch, lowered=False)
+    assert lowered == ordinary
+    assert values == records_of("direct", build, monkeypatch)[1]
+
+
+def test_session_gaps_of_exactly_the_gap_split_as_in_beam(spark, tmp_path, monkeypatch):
+    path = str(tmp_path / "ties.parquet")
+    pq.write_table(pa.Table.from_pylist(
+        [{"key": "a", "value": 1, "seconds": t} for t in (0, 5, 9.999999, 20, 25.000001)]), path)
+    build = aggregation(beam.io.ReadFromParquet(path), Sessions(5), CountFn())
+    lowered, values = records_of("spark", build, monkeypatch)
+    assert [(wv.windows[0].start, wv.windows[0].end, wv.value["out"]) for wv in values] == [
+        (0, 5_000_000, 1), (5_000_000, 14_999_999, 2), (20_000_000, 25_000_000, 1),
+        (25_000_001, 30_000_001, 1)]
+    assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
+
+
+def test_a_dataframe_in_several_partitions_keeps_its_positions(spark, monkeypatch):
+    frame = spark.createDataFrame(events(300, seed=3), "key string, value long, seconds double")
+    frame = frame.repartition(3, "key").sortWithinPartitions("seconds")
+    build = aggregation(ReadFromDataFrame(frame), SlidingWindows(120, 60), MeanFn())
+    kinds = lowered_kinds(spark, lambda p: materialize(build(p)))
+    assert kinds == [SQL_AGGREGATION, "write"]
+    lowered, values = records_of("spark", build, monkeypatch)
+    assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
+    assert values == records_of("direct", build, monkeypatch)[1]
+
+
+def test_utc_timestamps_are_event_times(spark, tmp_path, monkeypatch):
+    path = str(tmp_path / "instants.parquet")
+    start = dt.datetime(2024, 3, 1, tzinfo=dt.timezone.utc)
+    pq.write_table(pa.Table.from_pylist(
+        [{"key": f"k{i % 3}", "value": i, "seconds": start + dt.timedelta(seconds=7.25 * i)}
+         for i in range(40)], schema=pa.schema([("key", pa.string()), ("value", pa.int32()),
+                                                ("seconds", pa.timestamp("us", tz="UTC"))])),
+        path)
+    build = aggregation(beam.io.ReadFromParquet(path), FixedWindows(60), max)
+    assert lowered_kinds(spark, lambda p: materialize(build(p))) == [SQL_AGGREGATION, "write"]
+    lowered, values = records_of("spark", build, monkeypatch)
+    assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
+    assert values == records_of("direct", build, monkeypatch)[1]
+
+
+def test_transforms_after_the_lowered_aggregation_run_as_usual(spark, parquet):
+    p = beam.Pipeline(runner="spark")
+    totals = aggregation(beam.io.ReadFromParquet(parquet))(p)
+    doubled = totals | beam.Map(lambda row: row["out"] * 2)
+    both = (totals | "Keys" >> beam.Map(lambda row: row["key"]), doubled) | beam.Flatten()
+    handles = [materialize(doubled), materialize(both),
+               materialize(totals | "Again" >> beam.combiners.Count.Globally())]
+    p.run()
+    direct = beam.Pipeline()
+    totals = aggregation(beam.io.ReadFromParquet(parquet))(direct)
+    expected = materialize(totals | beam.Map(lambda row: row["out"] * 2))
+    direct.run()
+    assert handles[0].windowed_values == expected.windowed_values
+    assert len(handles[1].values) == 2 * len(expected.values)
+    assert sum(handles[2].values) == len(expected.values)
