@@ -19,7 +19,7 @@ import time
 
 from benchmarks import workloads as w
 
-SPARK_SYSTEMS = {"rdd", "dataframe", "panes-spark"}
+SPARK_SYSTEMS = {"rdd", "dataframe", "panes-spark", "panes-spark-sql"}
 
 
 def session():
@@ -39,6 +39,8 @@ def run(system, workload, size, spark):
         return w.dataframe(spark, workload, size)
     if system == "panes-spark":
         return w.panes("spark", workload, size)
+    if system == "panes-spark-sql":
+        return w.panes_sql(workload, size)
     if system == "panes-direct":
         return w.panes("direct", workload, size)
     if system == "beam":

@@ -1,7 +1,7 @@
 """Runs the benchmark workloads side by side on every system and writes a table and a plot.
 
     python -m benchmarks.run [--sizes 1000000,10000000] [--workloads 1,2,3,4,5]
-                             [--systems rdd,dataframe,panes-spark,panes-direct,beam]
+                             [--systems rdd,dataframe,panes-spark,panes-spark-sql,panes-direct,beam]
                              [--timeout 1800] [--repeat 1] [--out benchmarks/results]
 
 Each measurement runs in a fresh process (``benchmarks.one``); results of all systems are
@@ -29,7 +29,7 @@ from benchmarks.one import WARM_UP_SIZE
 
 RESULTS = Path(__file__).parent / "results"
 ROOT = Path(__file__).parent.parent
-SYSTEMS = ["rdd", "dataframe", "panes-spark", "panes-direct", "beam"]
+SYSTEMS = ["rdd", "dataframe", "panes-spark", "panes-spark-sql", "panes-direct", "beam"]
 # Where a system takes too long to be worth waiting for: (system, workload) -> largest size.
 SIZE_LIMITS = {("beam", 1): 1_000_000, ("beam", 5): 1_000_000,
                **{("panes-direct", n): 1_000_000 for n in range(1, 6)}}
@@ -81,11 +81,12 @@ def run_one(system, workload, size, timeout):
 
 
 def table(rows) -> str:
-    lines = ["| workload | events | system | time (s) | events/s | × RDD | × panes-spark w1 | peak driver MB |",
-             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
-    for workload, size, system, seconds, peak, vs_rdd, vs_w1 in rows:
+    lines = ["| workload | events | system | time (s) | events/s | × RDD | × DataFrame "
+             "| × panes-spark w1 | peak driver MB |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for workload, size, system, seconds, peak, vs_rdd, vs_dataframe, vs_w1 in rows:
         lines.append(f"| {workload} | {size:,} | {system} | {seconds:.2f} | {size / seconds:,.0f} | "
-                     f"{vs_rdd} | {vs_w1} | {peak:,.0f} |")
+                     f"{vs_rdd} | {vs_dataframe} | {vs_w1} | {peak:,.0f} |")
     return "\n".join(lines)
 
 
@@ -138,13 +139,15 @@ def main(argv=None):
         for workload in workloads:
             timings = measure(systems, workload, size, args.timeout, args.repeat, notes)
             rdd_time = timings.get("rdd", (None,))[0]
+            dataframe_time = timings.get("dataframe", (None,))[0]
             for system, (seconds, peak) in timings.items():
                 rows.append([workload, size, system, seconds, peak,
-                             f"{seconds / rdd_time:.2f}" if rdd_time else "–", "–"])
+                             f"{seconds / rdd_time:.2f}" if rdd_time else "–",
+                             f"{seconds / dataframe_time:.2f}" if dataframe_time else "–", "–"])
     w1 = {r[1]: r[3] for r in rows if r[0] == 1 and r[2] == "panes-spark"}
     for r in rows:
         if r[0] == 4 and r[2] == "panes-spark" and r[1] in w1:
-            r[6] = f"{r[3] / w1[r[1]]:.2f}"
+            r[7] = f"{r[3] / w1[r[1]]:.2f}"
     args.out.mkdir(exist_ok=True)
     text = (f"Machine: {machine()}\n\nWorkloads: " + "; ".join(
         f"({n}) {d}" for n, d in w.WORKLOADS.items()) + "\n\n" + table(rows) + "\n"

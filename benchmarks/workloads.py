@@ -148,6 +148,32 @@ def panes(runner, workload, size, spark_partitions=None):
     return normalized(rows)
 
 
+def panes_sql(workload, size):
+    """Workloads 1-3 with the declarative API over the Parquet file, which the Spark runner
+    lowers to one Spark SQL query (``panes.runners.spark.lowering``)."""
+    import panes as beam
+    from panes.testing import materialize
+    from panes.window import FixedWindows, Sessions, SlidingWindows
+
+    if workload not in (1, 2, 3):
+        return None
+    window_fn, combine = {
+        1: (FixedWindows(FIXED), sum),
+        2: (SlidingWindows(SLIDE_SIZE, SLIDE_PERIOD), beam.combiners.MeanFn()),
+        3: (Sessions(GAP), beam.combiners.CountFn()),
+    }[workload]
+    p = beam.Pipeline(runner="spark")
+    out = materialize(p | beam.io.ReadFromParquet(str(events_parquet(size)))
+                      | beam.WithTimestampField("seconds") | beam.WindowInto(window_fn)
+                      | beam.GroupBy("key").aggregate_field("value", combine, "v"))
+    p.run()
+    rows = []
+    for wv in out.windowed_values:
+        (window,) = wv.windows
+        rows.append((wv.value["key"], window.start // S, window.end // S, wv.value["v"]))
+    return normalized(rows)
+
+
 # -- Apache Beam's Python DirectRunner ------------------------------------------------------------
 
 _beam_rows: list = []
