@@ -166,7 +166,9 @@ def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
             rank[key] = len(rank)
 
     source.fold(ctx, fold, cell=cell)
-    main = [Bundle(end_step, canonical_order(grouping.panes(), rank)),
+    with ctx.metrics_for(label):  # merging windows runs the combiner too
+        panes = grouping.panes()
+    main = [Bundle(end_step, canonical_order(panes, rank)),
             Watermark(end_step, MAX_TIMESTAMP)]
     return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])
 

@@ -13,7 +13,6 @@ from pyspark.rdd import portable_hash
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
-from panes.window import Sessions
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import WindowingDriver
@@ -90,12 +89,13 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
 
     class Partial:
         """Folds the partition's elements into a BatchGrouping, noting each key's first
-        position; ships each key's accumulators (sessions merged first: a key's sessions,
-        not its elements). When positions arrive in order, a key's first one is where it
-        opens its first slot."""
+        position; ships each key's accumulators (windows merged first: a key's sessions,
+        not its elements). When positions arrive in order, a key's first one is where
+        ``add_value`` says the key's first slot or element arrived."""
 
         def __init__(self, ordered, cell):
             grouping, first = self.grouping, self.first = BatchGrouping(strategy, aggregation), {}
+            self.cell = cell
             add = grouping.add_value
 
             def push(position, value, timestamp, windows, pane):
@@ -115,8 +115,8 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
 
         def finish(self):
             grouping = self.grouping
-            if isinstance(strategy.window_fn, Sessions):
-                grouping.merge_windows()
+            self.cell[1] = label  # merging accumulates buffered elements (merging window fns)
+            grouping.merge_windows()
             slots: dict = {}
             for key_window, slot in grouping.accumulators.items():
                 slots.setdefault(key_window[0], {})[key_window] = slot

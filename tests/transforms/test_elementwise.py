@@ -1,10 +1,12 @@
 """Element-wise transforms: Create, Map, FlatMap, Filter, MapTuple, ParDo with DoFns, tagged
 outputs, DoFn parameters, Partition, Flatten, Reshuffle and the key-value utilities."""
 
+import pytest
+
 import panes as beam
 from panes.metrics import Metrics
 from panes.testing import assert_that, equal_to, materialize
-from panes.window import FixedWindows, IntervalWindow, TimestampedValue
+from panes.window import FixedWindows, IntervalWindow, Sessions, TimestampedValue
 
 S = 1_000_000
 
@@ -162,7 +164,14 @@ class CountingSum(beam.CombineFn):
         return total
 
 
-def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner):
+@pytest.mark.parametrize("window_fn, windows", [
+    # The windows of a's sums 12 and 6, then of b's 4 and 8.
+    (FixedWindows(60), [(0, 60), (60, 120), (0, 60), (60, 120)]),
+    # Merging windows: the combiner runs when the key's windows have been merged.
+    (Sessions(10), [(0, 15), (61, 71), (5, 15), (62, 72)]),
+])
+def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner, window_fn,
+                                                                          windows):
     """Consecutive Maps, FlatMaps and WindowIntos run in one loop on both runners; each DoFn
     still runs once per element, and metrics name the transform whose code reported them."""
 
@@ -175,16 +184,16 @@ def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner
         Metrics.counter("fused", "doubled").inc()
         return [pair, pair]
 
-    lines = ["a,1,0", "b,2,5", "a,3,61", "b,4,62"]
+    lines = ["a,1,0", "b,2,5", "a,3,61", "b,4,62", "a,5,5"]
     p = beam.Pipeline(runner=runner)
     sums = materialize(p | beam.Create(lines) | "Parse" >> beam.Map(parse)
-                       | "Twice" >> beam.FlatMap(twice) | beam.WindowInto(FixedWindows(60))
+                       | "Twice" >> beam.FlatMap(twice) | beam.WindowInto(window_fn)
                        | "Sum" >> beam.CombinePerKey(CountingSum()))
     metrics = p.run().metrics()
 
-    assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == [
-        (("a", 2), IntervalWindow(0, 60 * S)), (("a", 6), IntervalWindow(60 * S, 120 * S)),
-        (("b", 4), IntervalWindow(0, 60 * S)), (("b", 8), IntervalWindow(60 * S, 120 * S))]
+    sums_by_key = [("a", 12), ("a", 6), ("b", 4), ("b", 8)]
+    assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == sorted(
+        (sum_, IntervalWindow(start * S, end * S)) for sum_, (start, end) in zip(sums_by_key, windows))
     counted = {(r.step, r.name.name): r.committed
                for r in metrics.query(namespace="fused")["counters"]}
-    assert counted == {("Parse", "parsed"): 4, ("Twice", "doubled"): 4, ("Sum", "added"): 8}
+    assert counted == {("Parse", "parsed"): 5, ("Twice", "doubled"): 5, ("Sum", "added"): 10}

@@ -6,7 +6,7 @@ import math
 import pytest
 
 import panes as beam
-from panes.testing import materialize
+from panes.testing import TestStream, materialize
 from panes.transforms.combiners import (CountFn, MeanFn, ReduceFn, TopCombineFn,
                                         ToListCombineFn)
 from panes.window import FixedWindows, Sessions, TimestampedValue
@@ -45,10 +45,13 @@ class SumAndCount(beam.CombineFn):
 
 
 def test_custom_combine_fn_merges_accumulators_of_merging_sessions(runner):
-    events = [TimestampedValue(("k", v), t) for v, t in [(1, 0), (3, 5), (2, 2.5), (10, 30)]]
+    """Sessions that already hold elements merge their accumulators when a later bundle joins
+    them: 0 and 5 arrive apart, 2.5 chains them into one session; 30 stands alone."""
+    stream = (TestStream().add_elements([TimestampedValue(("k", 1), 0), TimestampedValue(("k", 3), 5),
+                                         TimestampedValue(("k", 10), 30)])
+              .add_elements([TimestampedValue(("k", 2), 2.5)]).advance_watermark_to_infinity())
     [out] = run(runner, lambda p: [materialize(
-        p | beam.Create(events) | beam.WindowInto(Sessions(3)) | beam.CombinePerKey(SumAndCount()))])
-    # 0, 2.5 and 5 chain into one session (merged accumulators); 30 stands alone.
+        p | stream | beam.WindowInto(Sessions(3)) | beam.CombinePerKey(SumAndCount()))])
     assert sorted(out) == [("k", (2.0, True)), ("k", (10.0, False))]
 
 
