@@ -25,12 +25,22 @@ def is_batch_exact(strategy) -> bool:
     return isinstance(effective.trigger, DefaultTrigger) and effective.evictor is None
 
 
-def batch_pane(window, allowed_lateness: int):
-    """The one pane a default-trigger grouping emits for ``window`` over batch input: ON_TIME,
-    first, and last when the window is garbage-collected at its end (no allowed lateness)."""
-    max_timestamp = window.max_timestamp()
-    is_final = garbage_collection_time(window, allowed_lateness) == max_timestamp
-    return next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP, is_final)
+def batch_panes(allowed_lateness: int):
+    """``pane_of(window)``: the one pane a default-trigger grouping emits for ``window`` over
+    batch input: ON_TIME, first, and last when the window is garbage-collected at its end (no
+    allowed lateness). Only being last varies, so two PaneInfo objects serve every window."""
+    panes: dict = {}
+
+    def pane_of(window):
+        max_timestamp = window.max_timestamp()
+        is_final = garbage_collection_time(window, allowed_lateness) == max_timestamp
+        pane = panes.get(is_final)
+        if pane is None:
+            pane = panes[is_final] = next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP,
+                                               is_final)
+        return pane
+
+    return pane_of
 
 
 class BatchGrouping:
@@ -147,17 +157,15 @@ class BatchGrouping:
     def panes(self) -> list:
         """The ON_TIME pane of every key and window, after merging windows."""
         self.merge_windows()
-        lateness = self.strategy.allowed_lateness.micros
+        pane_of = batch_panes(self.strategy.allowed_lateness.micros)
         at_end, extract, panes = self._at_end, self.aggregation.extract, []
         # One object per distinct window and pane: pickling ships a repeated object once.
-        shared_windows, shared_panes = {}, {}
+        shared_windows: dict = {}
         for (key, window), (accumulator, timestamp) in self.accumulators.items():
-            max_timestamp = window.max_timestamp()
-            pane = batch_pane(window, lateness)
             windows = shared_windows.get(window) or shared_windows.setdefault(window, (window,))
             panes.append(WindowedValue((key, extract(accumulator)),
-                                       max_timestamp if at_end else timestamp, windows,
-                                       shared_panes.setdefault(pane, pane)))
+                                       window.max_timestamp() if at_end else timestamp, windows,
+                                       pane_of(window)))
         return panes
 
     def merge_windows(self) -> None:
