@@ -166,7 +166,7 @@ def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
             rank[key] = len(rank)
 
     source.fold(ctx, fold, cell=cell)
-    with ctx.metrics_for(label):  # merging windows runs the combiner too
+    with ctx.metrics_for(label):  # merging windows and extracting run the combiner too
         panes = grouping.panes()
     main = [Bundle(end_step, canonical_order(panes, rank)),
             Watermark(end_step, MAX_TIMESTAMP)]

@@ -13,6 +13,7 @@ from pyspark.rdd import portable_hash
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.window import Sessions
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.driver import WindowingDriver
@@ -89,9 +90,9 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
 
     class Partial:
         """Folds the partition's elements into a BatchGrouping, noting each key's first
-        position; ships each key's accumulators (windows merged first: a key's sessions,
-        not its elements). When positions arrive in order, a key's first one is where
-        ``add_value`` says the key's first slot or element arrived."""
+        position; ships each key's accumulators (sessions merged first: a key's sessions,
+        not its elements). When positions arrive in order, a key's first one is where it
+        opens its first slot."""
 
         def __init__(self, ordered, cell):
             grouping, first = self.grouping, self.first = BatchGrouping(strategy, aggregation), {}
@@ -115,8 +116,9 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
 
         def finish(self):
             grouping = self.grouping
-            self.cell[1] = label  # merging accumulates buffered elements (merging window fns)
-            grouping.merge_windows()
+            if isinstance(strategy.window_fn, Sessions):
+                self.cell[1] = label  # merging runs the combiner
+                grouping.merge_windows()
             slots: dict = {}
             for key_window, slot in grouping.accumulators.items():
                 slots.setdefault(key_window[0], {})[key_window] = slot

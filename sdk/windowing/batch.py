@@ -12,7 +12,7 @@ from __future__ import annotations
 from panes.errors import UserCodeError
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import DefaultTrigger
-from panes.window import MergeContext, Sessions, TimestampCombiner, WindowedValue
+from panes.window import MergeContext, TimestampCombiner, WindowedValue
 from panes.windowing.holds import combine_output_times, output_time
 from panes.windowing.key_driver import garbage_collection_time
 from panes.windowing.panes import next_pane
@@ -47,10 +47,7 @@ class BatchGrouping:
     """Accumulates ``(key, WindowedValue)`` per key and window; ``panes()`` emits the result.
 
     ``accumulators`` maps ``(key, window)`` to ``[accumulator, output_time]``; partial
-    groupings (e.g. Spark partitions) combine with ``merge_from``. Under a merging window fn
-    a key's elements are buffered until ``merge_windows``, then accumulated once into their
-    merged windows, in arrival order: most element windows (sessions) merge, and an
-    accumulator per element window would be merged away again.
+    groupings (e.g. Spark partitions) combine with ``merge_from``.
     """
 
     def __init__(self, strategy, aggregation, accumulators: dict | None = None):
@@ -58,19 +55,14 @@ class BatchGrouping:
         self.aggregation = aggregation
         self.combiner = strategy.timestamp_combiner
         self.accumulators: dict = {} if accumulators is None else accumulators
-        self.buffered: dict = {}
-        # Whether no two windows of a key in ``accumulators`` would merge.
-        self._windows_merged = not self.accumulators
         # At the end of the window, panes() sets the timestamp; nothing to track per element.
         self._at_end = self.combiner == TimestampCombiner.OUTPUT_AT_EOW
-        self._accumulate = self._accumulator()
-        self.add_value = (self._buffer() if strategy.window_fn.is_merging()
-                          else self._accumulate)
+        self.add_value = self._adder()
 
     def add(self, key, wv) -> None:
         self.add_value(key, wv.value, wv.timestamp, wv.windows)
 
-    def _accumulator(self):
+    def _adder(self):
         """``add_value(key, value, timestamp, windows)``, which runs for every element, with
         its lookups bound once; it returns whether the value opened a new (key, window)
         slot."""
@@ -100,52 +92,11 @@ class BatchGrouping:
 
         return add_value
 
-    def _buffer(self):
-        """``add_value`` for merging window fns: keeps the element for ``merge_windows``; it
-        returns whether the element is its key's first."""
-        buffered = self.buffered
-
-        def add_value(key, value, timestamp, windows):
-            elements = buffered.get(key)
-            if elements is None:
-                buffered[key] = [(value, timestamp, windows)]
-                return True
-            elements.append((value, timestamp, windows))
-            return False
-
-        return add_value
-
-    def _accumulate_buffered(self) -> None:
-        """Merges each key's buffered element windows, then accumulates every element into the
-        window its own merged into (output times do not depend on the window, except at its
-        end, which ``panes`` sets)."""
-        buffered, self.buffered = self.buffered, {}
-        if not buffered:
-            return
-        window_fn, accumulate = self.strategy.window_fn, self._accumulate
-        if self.accumulators or type(window_fn) is not Sessions:
-            self._windows_merged = False  # Sessions' merges are disjoint, others may merge on
-        for key, elements in buffered.items():
-            context = MergeContext(dict.fromkeys(
-                window for _, _, windows in elements for window in windows))
-            window_fn.merge(context)
-            merged_into = {source: result for sources, result in context.merges
-                           for source in sources}.get
-            for value, timestamp, windows in elements:
-                if len(windows) == 1:
-                    window = windows[0]
-                    accumulate(key, value, timestamp, (merged_into(window, window),))
-                else:
-                    accumulate(key, value, timestamp,
-                               tuple(merged_into(window, window) for window in windows))
-
     def merge_from(self, other: "BatchGrouping") -> None:
-        other.merge_windows()
         self.merge_accumulators(other.accumulators)
 
     def merge_accumulators(self, accumulators: dict) -> None:
         """Folds in another grouping's ``accumulators`` (e.g. shipped from a Spark partition)."""
-        self._windows_merged = self._windows_merged and not accumulators
         for key_window, (accumulator, timestamp) in accumulators.items():
             slot = self.accumulators.get(key_window)
             if slot is None:
@@ -173,10 +124,6 @@ class BatchGrouping:
         part of the input first (e.g. per Spark partition) ends in the same windows."""
         if not self.strategy.window_fn.is_merging():
             return
-        self._accumulate_buffered()
-        if self._windows_merged:
-            return
-        self._windows_merged = True
         windows_by_key: dict = {}
         for key, window in self.accumulators:
             windows_by_key.setdefault(key, []).append(window)
