@@ -1,8 +1,9 @@
 """The Spark SQL query of a lowered aggregation (see ``panes.runners.spark.lowering``).
 
 It reads only the fields the aggregation names, computes event time as ``WithTimestampField``
-does, assigns ``window`` or ``session_window`` and groups by key and window. Besides the
-aggregates it takes the minimum of each row's packed source position — the position the
+does, assigns ``window`` or ``session_window`` and groups by key and window (sliding windows
+whose size is a multiple of their period go through period-long slices, so a row is
+aggregated once, not once per window). Besides the aggregates it takes the minimum of each row's packed source position — the position the
 ordinary plan gives the row: Parquet files are numbered in ``match_files`` order and rows by
 their index in the file (``_metadata.row_index``); a DataFrame's rows by partition and index
 there, which is what ``monotonically_increasing_id`` packs. Where Python would fail (a None
@@ -20,7 +21,7 @@ import functools
 from panes.errors import RunnerError, UserCodeError
 from panes.transforms.group_by import BuiltinCombine, missing_value_message
 from panes.transforms.timestamps import TimestampFromField
-from panes.window import FixedWindows, Sessions
+from panes.window import FixedWindows, Sessions, SlidingWindows
 from panes.runners.spark.dataframe import DataFrameSource
 from panes.runners.spark.errors import transported
 
@@ -46,6 +47,15 @@ def build_query(aggregation, session):
     micros = _micros(required(aggregation.timestamp_field, _timestamp_error(aggregation)),
                      types[aggregation.timestamp_field])
     time, window_fn = F.timestamp_micros(micros), aggregation.strategy.window_fn
+    keys = [_column(name).alias(f"key{i}") for i, name in enumerate(aggregation.key_fields)]
+    partials = [_partials(aggregation, a, required) for a in aggregation.aggregations]
+    names = [[f"partial{i}_{j}" for j in range(len(p))] for i, p in enumerate(partials)]
+    per_row = [aggregate.alias(name) for p, ns in zip(partials, names)
+               for (aggregate, _), name in zip(p, ns)]
+    results = [_result(a.combine, ns).alias(f"aggregate{i}")
+               for i, (a, ns) in enumerate(zip(aggregation.aggregations, names))]
+    if _by_slices(window_fn):
+        return _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results)
     if type(window_fn) is Sessions:
         # Beam merges sessions that overlap; Spark also merges sessions that only touch. With
         # sessions 1 µs shorter, touching in Spark is overlapping in Beam; `end` adds it back.
@@ -53,19 +63,51 @@ def build_query(aggregation, session):
         end_shift = 1
     else:
         period = window_fn.size if type(window_fn) is FixedWindows else window_fn.period
-        window = F.window(time, f"{window_fn.size.micros} microseconds",
-                          f"{period.micros} microseconds", f"{window_fn.offset.micros} microseconds")
+        window = _window(time, window_fn.size.micros, period.micros, window_fn.offset.micros)
         end_shift = 0
-    keys = [f"key{i}" for i in range(len(aggregation.key_fields))]
-    aggregates = [f"aggregate{i}" for i in range(len(aggregation.aggregations))]
-    return (frame.groupBy(*[_column(name).alias(key)
-                            for key, name in zip(keys, aggregation.key_fields)],
-                          window.alias("window"))
-            .agg(*[_aggregate(aggregation, a, required).alias(name)
-                   for name, a in zip(aggregates, aggregation.aggregations)],
-                 F.min(POSITION).alias("first"))
-            .select(*keys, F.unix_micros("window.start").alias("start"),
-                    (F.unix_micros("window.end") + end_shift).alias("end"), *aggregates, "first"))
+    return (frame.groupBy(*keys, window.alias("window"))
+            .agg(*per_row, F.min(POSITION).alias("first"))
+            .select(*_key_names(keys), F.unix_micros("window.start").alias("start"),
+                    (F.unix_micros("window.end") + end_shift).alias("end"), *results, "first"))
+
+
+def _by_slices(window_fn) -> bool:
+    """Whether ``window_fn`` slides by a period that divides its size into several slices."""
+    return (type(window_fn) is SlidingWindows and window_fn.period.micros < window_fn.size.micros
+            and window_fn.size.micros % window_fn.period.micros == 0)
+
+
+def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results):
+    """Sliding windows from their slices: each row is aggregated once, into the period-long
+    slice holding it; each slice's partial aggregates then go into the size / period windows
+    holding the slice. Spark's ``window()`` would copy every row into each of its windows."""
+    from pyspark.sql import functions as F
+
+    size, period = window_fn.size.micros, window_fn.period.micros
+    key_names = _key_names(keys)
+    partial_names = [name for ns in names for name in ns]
+    slices = (frame.groupBy(*keys, _window(time, period, period, window_fn.offset.micros)
+                            .alias("slice"))
+              .agg(*per_row, F.min(POSITION).alias("first")))
+    copies = (slices.select(*key_names, *partial_names, "first",
+                            F.unix_micros("slice.start").alias("slice_start"),
+                            F.explode(F.sequence(F.lit(0), F.lit(size // period - 1))).alias("k"))
+              .withColumn("start", F.col("slice_start") - F.col("k") * period))
+    combined = [combine(name).alias(name) for p, ns in zip(partials, names)
+                for (_, combine), name in zip(p, ns)]
+    return (copies.groupBy(*key_names, "start").agg(*combined, F.min("first").alias("first"))
+            .select(*key_names, "start", (F.col("start") + size).alias("end"), *results, "first"))
+
+
+def _window(time, size: int, period: int, offset: int):
+    from pyspark.sql import functions as F
+
+    return F.window(time, f"{size} microseconds", f"{period} microseconds",
+                    f"{offset} microseconds")
+
+
+def _key_names(keys) -> list:
+    return [f"key{i}" for i in range(len(keys))]
 
 
 def _fields(aggregation) -> tuple:
@@ -236,17 +278,30 @@ def _timestamp_error(aggregation) -> UserCodeError:
     raise AssertionError("WithTimestampField accepted None as a time")
 
 
-def _aggregate(aggregation, field_aggregation, required):
-    """The SQL aggregate computing what the built-in combiner computes (a mean as the exact
-    sum over the count, as ``MeanFn`` does, not a running double average)."""
+def _partials(aggregation, field_aggregation, required) -> list:
+    """``(aggregate over rows, how two of its results combine)`` for each part the built-in
+    combiner's result is computed from: a count, sum, min or max, or for a mean the sum and
+    the count (the exact sum over the count, as ``MeanFn`` computes it, not a running double
+    average)."""
     from pyspark.sql import functions as F
 
     combine = field_aggregation.combine
+    count = (F.count(F.lit(1)), F.sum)
     if combine is BuiltinCombine.COUNT:
-        return F.count(F.lit(1))
+        return [count]
     column = required(field_aggregation.field, UserCodeError(
         aggregation.combine_label, None, ValueError(missing_value_message(field_aggregation))))
     if combine is BuiltinCombine.MEAN:
-        return F.sum(column) / F.count(F.lit(1))
-    return {BuiltinCombine.SUM: F.sum, BuiltinCombine.MIN: F.min,
-            BuiltinCombine.MAX: F.max}[combine](column)
+        return [(F.sum(column), F.sum), count]
+    aggregate = {BuiltinCombine.SUM: F.sum, BuiltinCombine.MIN: F.min,
+                 BuiltinCombine.MAX: F.max}[combine]
+    return [(aggregate(column), aggregate)]
+
+
+def _result(combine, names: list):
+    """The combiner's result from the columns ``names`` of its partial aggregates."""
+    from pyspark.sql import functions as F
+
+    if combine is BuiltinCombine.MEAN:
+        return F.col(names[0]) / F.col(names[1])
+    return F.col(names[0])
