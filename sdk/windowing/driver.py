@@ -82,9 +82,13 @@ class WindowingDriver:
 
     def process_bundle(self, elements: list) -> list:
         """One bundle of ``(key, WindowedValue)``; each key sees its elements in bundle order."""
-        by_key: dict = {}
-        for key, wv in elements:
-            by_key.setdefault(key, []).append(wv)
+        if len(elements) == 1:  # a record-at-a-time source's bundle
+            key, wv = elements[0]
+            by_key = {key: [wv]}
+        else:
+            by_key = {}
+            for key, wv in elements:
+                by_key.setdefault(key, []).append(wv)
         emissions = []
         for key, values in by_key.items():
             key_id, driver = self._driver(key)
@@ -124,8 +128,10 @@ class WindowingDriver:
         return key_id, self._drivers[key_id]
 
     def _catch_up(self, driver: KeyDriver) -> None:
-        driver.advance_input_watermark(self.input_watermark)
-        driver.advance_processing_time(self.processing_time)
+        if driver.input_watermark < self.input_watermark:
+            driver.advance_input_watermark(self.input_watermark)
+        if driver.processing_time < self.processing_time:
+            driver.advance_processing_time(self.processing_time)
 
     def _advance(self, domain: str, clock: int) -> list:
         agenda = self._agendas[domain]

@@ -98,6 +98,9 @@ class KeyDriver:
         emissions: list = []
         on_time = [self._drop_expired(wv, emissions) for wv in values]
         on_time = [wv for wv in on_time if wv is not None]
+        if len(on_time) == 1 and len(on_time[0].windows) == 1 and not self.is_merging:
+            self._process_single(on_time[0], emissions)
+            return emissions
         groups = [[wv] for wv in on_time] if self.effective.per_element else [on_time]
         for group in groups:
             if group:
@@ -147,11 +150,15 @@ class KeyDriver:
                 kept.append(window)
         return WindowedValue(wv.value, wv.timestamp, tuple(kept), wv.pane) if kept else None
 
+    def _process_single(self, wv: WindowedValue, emissions: list) -> None:
+        """``_process_elements`` for one element in one window that does not merge, the
+        common case of a record-at-a-time source, kept lean."""
+        (window,) = wv.windows
+        self._process_element(window, wv)
+        self._fire_if_ready(window, emissions)
+
     def _process_elements(self, values: list, emissions: list) -> None:
-        if len(values) == 1 and len(values[0].windows) == 1:  # the common case, kept lean
-            windows = list(values[0].windows)
-        else:
-            windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
+        windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
         merged_into = self._merge(windows) if self.is_merging else None
         targets = windows if merged_into is None else list(
             dict.fromkeys(merged_into.get(w, w) for w in windows))
@@ -164,10 +171,13 @@ class KeyDriver:
             for window in element_windows:
                 self._process_element(window, wv)
         for window in to_consider:
-            state = self.windows.get(window)
-            if state is not None and not state.closed and self.trigger.should_fire(
-                    self._context(window, state)):
-                self._emit(window, state, emissions)
+            self._fire_if_ready(window, emissions)
+
+    def _fire_if_ready(self, window, emissions: list) -> None:
+        state = self.windows.get(window)
+        if state is not None and not state.closed and self.trigger.should_fire(
+                self._context(window, state)):
+            self._emit(window, state, emissions)
 
     def _is_closed(self, window) -> bool:
         state = self.windows.get(window)
@@ -316,5 +326,4 @@ class KeyDriver:
 
     def _context(self, window, state: WindowState, **extra) -> TriggerContext:
         return TriggerContext(window, state.trigger, self.input_watermark, self.processing_time,
-                              self.is_merging, lambda time, domain: self.timers.set(
-                                  window, time, domain), **extra)
+                              self.is_merging, self.timers, **extra)

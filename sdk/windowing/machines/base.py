@@ -10,7 +10,7 @@ bits), as Beam's Java ``TriggerStateMachine`` does. Node state is keyed by the n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from panes.windowing.timers import EVENT_TIME
 
@@ -33,9 +33,9 @@ class Node:
     end: int  # first index after this subtree
 
 
-@dataclass
+@dataclass(slots=True)
 class TriggerContext:
-    """One call's view: the window, its trigger state, the clocks, and how to set a timer.
+    """One call's view: the window, its trigger state, the clocks, and the key's timers.
 
     ``merging`` (in ``on_merge``) holds the states of the windows being merged; ``element``
     and ``timestamp`` (in ``on_element``) describe the arriving element.
@@ -46,16 +46,20 @@ class TriggerContext:
     event_time: int
     processing_time: int
     is_merging: bool
-    set_timer: Callable[[int, str], None]
+    timers: Any  # the key's TimerQueue
     merging: tuple = ()
     element: Any = None
     timestamp: Optional[int] = None
+
+    def set_timer(self, time: int, domain: str) -> None:
+        self.timers.set(self.window, time, domain)
 
     def clock(self, domain: str) -> int:
         return self.event_time if domain == EVENT_TIME else self.processing_time
 
     def end_of_window_reached(self, domain: str = EVENT_TIME) -> bool:
-        return self.clock(domain) > self.window.max_timestamp()
+        clock = self.event_time if domain == EVENT_TIME else self.processing_time
+        return clock > self.window.max_timestamp()
 
 
 class Machine:
