@@ -12,7 +12,7 @@ from panes.errors import UserCodeError
 from panes.timestamp import MIN_TIMESTAMP
 from panes.window import WindowedValue
 from panes.windowing.driver import LATE, MAIN
-from panes.runners.eventlog import END_STEP, Bundle, Watermark
+from panes.runners.eventlog import END_STEP, Bundle, ProcessingTime, Watermark
 
 
 def key_value(label: str, kind: str, value) -> tuple:
@@ -57,21 +57,22 @@ def _clock_first(step, events):
     the watermark goes to +inf first, and processing time ends after it."""
     if step == END_STEP or len(events) == 1:
         return events
-    return sorted(events, key=lambda pair: pair[0] != 1)
+    return sorted(events, key=lambda pair: type(pair[1]) is not ProcessingTime)
 
 
 def replay_grouping(driver, steps, rank: dict):
-    """Drives ``driver`` through ``steps`` — ``by_step([input stream, clock events])`` of keyed
-    bundles (input 0) and processing-time advances (input 1) — and returns the ``main`` and
-    ``late`` output streams."""
+    """Drives ``driver`` through ``steps`` — ``by_step`` of streams of keyed bundles, input
+    watermarks and processing-time advances (a bundle before a watermark of the same step) —
+    and returns the ``main`` and ``late`` output streams."""
     main, late = [], []
     output_watermark, input_idle, output_idle = MIN_TIMESTAMP, False, False
     for step, events in steps:
         emissions = []
-        for index, event in _clock_first(step, events):
-            if isinstance(event, Bundle):
+        for _, event in _clock_first(step, events):
+            kind = type(event)
+            if kind is Bundle:
                 emissions += driver.process_bundle(event.elements)
-            elif index == 0:
+            elif kind is Watermark:
                 input_idle = event.idle
                 emissions += driver.advance_input_watermark(event.time)
             else:

@@ -171,15 +171,15 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         records, first = _sorted_partition(records)
         if not records:
             return
-        bundles: dict = {}
+        bundles: dict = {}  # in step order, as the records are
         for key, (position, wv) in records:
             bundles.setdefault(position[0], []).append((key, wv))
-        stream = sorted([Bundle(step, elements) for step, elements in bundles.items()]
-                        + list(timeline.value), key=lambda e: (e.step, isinstance(e, Watermark)))
+        stream = [Bundle(step, elements) for step, elements in bundles.items()]
         driver, container = WindowingDriver(strategy, aggregation), MetricsContainer()
         token = metrics_scope(container, label)
         try:
-            main, late = replay_grouping(driver, by_step([stream, clock.value]), first)
+            main, late = replay_grouping(
+                driver, by_step([stream, timeline.value, clock.value]), first)
         finally:
             reset_metrics_scope(token)
         for tag, events in (("main", main), ("late", late)):
