@@ -19,6 +19,7 @@ from panes.testing.capture import CaptureSink
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock
+from panes.runners.spark.broadcast import Shared
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
 from panes.runners.spark.errors import surfaced_errors
@@ -62,10 +63,10 @@ class Plan:
     def window_fn(self, pcollection_id):
         return self.strategy(pcollection_id).window_fn
 
-    def broadcast(self, value):
+    def broadcast(self, value) -> Shared:
         handle = self.sc.broadcast(value)
         self._broadcasts.append(handle)
-        return handle
+        return Shared(handle)
 
     def persist(self, rdd):
         from pyspark import StorageLevel

@@ -144,3 +144,34 @@ def test_jobs_are_described_by_transform_label(spark):
         del spark.sparkContext.setJobDescription
     assert "panes: EarlySums" in seen
 
+
+
+
+def _collector_after_reading(sc, read_value) -> list:
+    """Whether the cycle collector is on after a worker runs ``read_value`` with it paused."""
+    import gc
+
+    def read(_):
+        gc.disable()
+        try:
+            read_value()
+            return gc.isenabled()
+        finally:
+            gc.enable()
+
+    return sc.parallelize([0], 1).map(read).collect()
+
+
+def test_reading_a_broadcast_on_a_worker_keeps_the_cycle_collector_paused(spark):
+    from panes.runners.spark.broadcast import Shared
+
+    sc = spark.sparkContext
+    raw, wrapped = sc.broadcast(list(range(10))), sc.broadcast(list(range(10)))
+    try:
+        # PySpark's loading switches the collector back on; Shared pauses it again.
+        assert _collector_after_reading(sc, lambda: raw.value) == [True]
+        shared = Shared(wrapped)
+        assert _collector_after_reading(sc, lambda: shared.value) == [False]
+    finally:
+        raw.destroy()
+        wrapped.destroy()
