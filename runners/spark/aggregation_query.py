@@ -16,6 +16,7 @@ missing field, a file Spark could read differently.
 
 from __future__ import annotations
 
+import decimal
 import functools
 
 from panes.errors import RunnerError, UserCodeError
@@ -31,10 +32,14 @@ INDEX_BITS = 33
 POSITION = "__panes_position__"
 
 
-def build_query(aggregation, session):
+def build_query(aggregation, session, exact: bool = False):
     """The lowered aggregation as a lazy DataFrame with columns ``key0..``, ``start`` and
     ``end`` (micros), ``aggregate0..`` and ``first`` (the group's least packed position); or
-    None when the input is not one the query reproduces exactly."""
+    None when the input is not one the query reproduces exactly.
+
+    Integer sums are 64-bit and null where they overflow (``try_sum``); ``exact`` sums them as
+    38-digit decimals instead, for a rerun when one did. A mean's aggregate is its sum and
+    count (``finished`` divides as ``MeanFn`` does)."""
     from pyspark.sql import functions as F
 
     read = _input(aggregation, session)
@@ -48,7 +53,8 @@ def build_query(aggregation, session):
                      types[aggregation.timestamp_field])
     time, window_fn = F.timestamp_micros(micros), aggregation.strategy.window_fn
     keys = [_column(name).alias(f"key{i}") for i, name in enumerate(aggregation.key_fields)]
-    partials = [_partials(aggregation, a, required) for a in aggregation.aggregations]
+    partials = [_partials(aggregation, a, required, types, exact)
+                for a in aggregation.aggregations]
     names = [[f"partial{i}_{j}" for j in range(len(p))] for i, p in enumerate(partials)]
     per_row = [aggregate.alias(name) for p, ns in zip(partials, names)
                for (aggregate, _), name in zip(p, ns)]
@@ -278,7 +284,7 @@ def _timestamp_error(aggregation) -> UserCodeError:
     raise AssertionError("WithTimestampField accepted None as a time")
 
 
-def _partials(aggregation, field_aggregation, required) -> list:
+def _partials(aggregation, field_aggregation, required, types: dict, exact: bool) -> list:
     """``(aggregate over rows, how two of its results combine)`` for each part the built-in
     combiner's result is computed from: a count, sum, min or max, or for a mean the sum and
     the count (the exact sum over the count, as ``MeanFn`` computes it, not a running double
@@ -291,11 +297,31 @@ def _partials(aggregation, field_aggregation, required) -> list:
         return [count]
     column = required(field_aggregation.field, UserCodeError(
         aggregation.combine_label, None, ValueError(missing_value_message(field_aggregation))))
-    if combine is BuiltinCombine.MEAN:
-        return [(F.sum(column), F.sum), count]
-    aggregate = {BuiltinCombine.SUM: F.sum, BuiltinCombine.MIN: F.min,
-                 BuiltinCombine.MAX: F.max}[combine]
+    if combine in (BuiltinCombine.SUM, BuiltinCombine.MEAN):
+        total = _sum(column, types[field_aggregation.field], exact)
+        return [total, count] if combine is BuiltinCombine.MEAN else [total]
+    aggregate = {BuiltinCombine.MIN: F.min, BuiltinCombine.MAX: F.max}[combine]
     return [(aggregate(column), aggregate)]
+
+
+def _sum(column, data_type, exact: bool) -> tuple:
+    """A sum as ``_partials`` gives it: a Python int has no bound, a Spark long has."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if not isinstance(data_type, T.IntegralType):
+        return F.sum(column), F.sum
+    if exact:
+        return F.sum(column.cast(T.DecimalType(38, 0))), F.sum
+    return F.try_sum(column), _sum_of_try_sums
+
+
+def _sum_of_try_sums(name: str):
+    """Partial ``try_sum``s added up, null if one of them overflowed (``try_sum`` would skip it)."""
+    from pyspark.sql import functions as F
+
+    column = F.col(name)
+    return F.when(F.bool_or(column.isNull()), F.lit(None)).otherwise(F.try_sum(column))
 
 
 def _result(combine, names: list):
@@ -303,5 +329,33 @@ def _result(combine, names: list):
     from pyspark.sql import functions as F
 
     if combine is BuiltinCombine.MEAN:
-        return F.col(names[0]) / F.col(names[1])
+        return F.struct(F.col(names[0]).alias("sum"), F.col(names[1]).alias("count"))
     return F.col(names[0])
+
+
+def overflowed(table) -> bool:
+    """Whether a query's result (a pyarrow Table) has an integer sum that overflowed: no
+    aggregate is null otherwise, as every group has rows and no value is None."""
+    import pyarrow as pa
+
+    for name in table.column_names:
+        if name.startswith("aggregate"):
+            array = table.column(name).combine_chunks()
+            parts = array.flatten() if pa.types.is_struct(array.type) else [array]
+            if any(part.null_count for part in parts):
+                return True
+    return False
+
+
+def finished(combine, values: list) -> list:
+    """A column of the query's result as the built-in combiner returns it: ints, not decimals;
+    a mean as its sum over its count, in Python."""
+    if combine is BuiltinCombine.MEAN:
+        return [_integer(parts["sum"]) / parts["count"] for parts in values]
+    if combine is BuiltinCombine.SUM:
+        return [_integer(value) for value in values]
+    return values
+
+
+def _integer(value):
+    return int(value) if type(value) is decimal.Decimal else value

@@ -37,7 +37,7 @@ from panes.window import (FixedWindows, IntervalWindow, Sessions, SlidingWindows
 from panes.windowing.batch import batch_panes, is_batch_exact
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.collector import cycle_collection_paused
-from panes.runners.spark.aggregation_query import INDEX_BITS, build_query
+from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
 from panes.runners.spark.dataframe import DataFrameSource
 from panes.runners.spark.positions import grouped
@@ -159,6 +159,9 @@ def plan_sql_aggregation(node, inputs, plan) -> dict:
     collection holds it there, in position order."""
     aggregation, query = node.payload["aggregation"], node.payload["query"]
     table = plan.action(node.id, query.toArrow)
+    if overflowed(table):
+        exact = build_query(aggregation, query.sparkSession, exact=True)
+        table = plan.action(node.id, exact.toArrow)
     with cycle_collection_paused():
         records = output_records(aggregation, table)
     held = Held(records, plan.sc, plan.partitions, f"{node.id} (Spark SQL)")
@@ -177,7 +180,8 @@ def output_records(aggregation: SqlAggregation, table) -> list:
     columns = [column.to_pylist() for column in table.columns]
     keys = columns[0] if key_count == 1 else list(zip(*columns[:key_count]))
     starts, ends, firsts = columns[key_count], columns[key_count + 1], columns[-1]
-    outputs = list(zip(*columns[key_count + 2:-1]))
+    outputs = list(zip(*[finished(a.combine, values) for a, values
+                         in zip(aggregation.aggregations, columns[key_count + 2:-1])]))
     runs, run = [], 0  # each run of equal keys is one key's windows, in order
     for end_of_run in range(1, len(keys) + 1):
         if end_of_run == len(keys) or keys[end_of_run] != keys[run]:
