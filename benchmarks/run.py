@@ -153,8 +153,12 @@ def main(argv=None):
         f"({n}) {d}" for n, d in w.WORKLOADS.items()) + "\n\n" + table(rows) + "\n"
         + "".join(f"\n* {note}" for note in notes) + ("\n" if notes else ""))
     (args.out / "latest.md").write_text(text)
-    plot(rows, args.out / "latest.png")
     print(text)
+    try:
+        plot(rows, args.out / "latest.png")
+    except ImportError as error:
+        raise SystemExit(f"The table is in {args.out / 'latest.md'}; the plot needs matplotlib "
+                         f"({error}): pip install -r benchmarks/requirements.txt") from None
 
 
 if __name__ == "__main__":
