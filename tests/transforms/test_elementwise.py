@@ -192,8 +192,9 @@ def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner
     metrics = p.run().metrics()
 
     sums_by_key = [("a", 12), ("a", 6), ("b", 4), ("b", 8)]
-    assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == sorted(
-        (sum_, IntervalWindow(start * S, end * S)) for sum_, (start, end) in zip(sums_by_key, windows))
+    expected = [(sum_, IntervalWindow(start * S, end * S))
+                for sum_, (start, end) in zip(sums_by_key, windows)]
+    assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == sorted(expected)
     counted = {(r.step, r.name.name): r.committed
                for r in metrics.query(namespace="fused")["counters"]}
     assert counted == {("Parse", "parsed"): 5, ("Twice", "doubled"): 5, ("Sum", "added"): 10}

@@ -47,7 +47,8 @@ class SumAndCount(beam.CombineFn):
 def test_custom_combine_fn_merges_accumulators_of_merging_sessions(runner):
     """Sessions that already hold elements merge their accumulators when a later bundle joins
     them: 0 and 5 arrive apart, 2.5 chains them into one session; 30 stands alone."""
-    stream = (TestStream().add_elements([TimestampedValue(("k", 1), 0), TimestampedValue(("k", 3), 5),
+    stream = (TestStream().add_elements([TimestampedValue(("k", 1), 0),
+                                         TimestampedValue(("k", 3), 5),
                                          TimestampedValue(("k", 10), 30)])
               .add_elements([TimestampedValue(("k", 2), 2.5)]).advance_watermark_to_infinity())
     [out] = run(runner, lambda p: [materialize(

@@ -185,13 +185,12 @@ def test_a_dataframe_in_several_partitions_keeps_its_positions(spark, monkeypatc
     assert values == records_of("direct", build, monkeypatch)[1]
 
 
-
 @pytest.mark.parametrize("window_fn", [FixedWindows(60), SlidingWindows(90, 30)], ids=repr)
 @pytest.mark.parametrize("combine", [sum, MeanFn()], ids=repr)
 def test_integer_sums_beyond_64_bits_are_exact_as_in_python(spark, tmp_path, monkeypatch,
                                                             window_fn, combine):
     path = str(tmp_path / "large.parquet")
-    pq.write_table(pa.Table.from_pylist(  # key "a" overflows a long in its first window only
+    pq.write_table(pa.Table.from_pylist(  # "a" sums past a long; "b" means past 2**53
         [{"key": "a", "value": 2**62 + i, "seconds": 10 * i} for i in range(4)]
         + [{"key": "b", "value": 2**53 + 2 * i + 1, "seconds": 40 * i} for i in range(5)]), path)
     build = aggregation(beam.io.ReadFromParquet(path), window_fn, combine)
@@ -201,6 +200,7 @@ def test_integer_sums_beyond_64_bits_are_exact_as_in_python(spark, tmp_path, mon
     assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
     if combine is sum:  # a window holds all four of "a"
         assert max(wv.value["out"] for wv in values) == sum(2**62 + i for i in range(4))
+
 
 def test_utc_timestamps_are_event_times(spark, tmp_path, monkeypatch):
     path = str(tmp_path / "instants.parquet")
