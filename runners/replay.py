@@ -1,18 +1,29 @@
 """Replaying a grouping over the event log: the one loop both runners drive the windowing core with.
 
-The direct runner replays all keys at once; the Spark runner replays each partition's keys with
-the whole watermark and clock timeline. Outputs of one step come in a canonical order — by the
-key's first arrival, then window, then emission — so both runners hand identical streams to
-order-sensitive consumers downstream (count windows, per-element triggers, evictors).
+Keys share no windowing state, so each key is replayed on its own: its bundles in step order,
+and of the watermark and processing-time timeline only the advances that fire one of its timers,
+found by bisection. That gives what stepping every key through every step gives (the
+``WindowingDriver``, whose wake-up agenda works the same way) at a cost per element, not per
+step and key. The direct runner replays all keys; the Spark runner each partition's.
+
+Outputs of one step come in a canonical order — by the key's first arrival, then window, then
+emission — so both runners hand identical streams to order-sensitive consumers downstream
+(count windows, per-element triggers, evictors). The output watermark after a step is the input
+watermark held back by every key's earliest hold.
 """
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
 from panes.errors import UserCodeError
 from panes.timestamp import MIN_TIMESTAMP
 from panes.window import WindowedValue
-from panes.windowing.driver import LATE, MAIN
-from panes.runners.eventlog import END_STEP, Bundle, ProcessingTime, Watermark
+from panes.windowing.key_driver import LATE, MAIN, Counters, KeyDriver
+from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
+from panes.runners.eventlog import END_STEP, Bundle, Watermark
 
 
 def key_value(label: str, kind: str, value) -> tuple:
@@ -26,21 +37,6 @@ def key_value(label: str, kind: str, value) -> tuple:
     return tuple(value)
 
 
-def keyed(label: str, kind: str, wv: WindowedValue):
-    """``(key, WindowedValue(value))`` of a key-value element."""
-    key, value = key_value(label, kind, wv.value)
-    return key, WindowedValue(value, wv.timestamp, wv.windows, wv.pane)
-
-
-def first_arrivals(keyed_elements) -> dict:
-    """Each key's rank by first arrival, from ``(key, ...)`` pairs in arrival order."""
-    ranks: dict = {}
-    for key, _ in keyed_elements:
-        if key not in ranks:
-            ranks[key] = len(ranks)
-    return ranks
-
-
 def window_order(window):
     return window.max_timestamp(), getattr(window, "start", MIN_TIMESTAMP)
 
@@ -52,40 +48,197 @@ def canonical_order(outputs: list, rank: dict) -> list:
     return sorted(outputs, key=lambda wv: (rank[wv.value[0]], window_order(wv.windows[0])))
 
 
-def _clock_first(step, events):
-    """A record's arrival moves the clock before the record is processed; at the end of input
-    the watermark goes to +inf first, and processing time ends after it."""
-    if step == END_STEP or len(events) == 1:
-        return events
-    return sorted(events, key=lambda pair: type(pair[1]) is not ProcessingTime)
+# -- where an event sits in the log -------------------------------------------------------------
+# Within a step a record's arrival moves processing time before the record is processed, and
+# the record's watermark follows it; at the end of input the watermark goes to +inf first and
+# processing time ends after it.
+
+def _position(step: int, order: int) -> int:
+    return 4 * step + order
 
 
-def replay_grouping(driver, steps, rank: dict):
-    """Drives ``driver`` through ``steps`` — ``by_step`` of streams of keyed bundles, input
-    watermarks and processing-time advances (a bundle before a watermark of the same step) —
-    and returns the ``main`` and ``late`` output streams."""
-    main, late = [], []
-    output_watermark, input_idle, output_idle = MIN_TIMESTAMP, False, False
-    for step, events in steps:
-        emissions = []
-        for _, event in _clock_first(step, events):
-            kind = type(event)
-            if kind is Bundle:
-                emissions += driver.process_bundle(event.elements)
-            elif kind is Watermark:
-                input_idle = event.idle
-                emissions += driver.advance_input_watermark(event.time)
+def _bundle_position(step: int) -> int:
+    return _position(step, 0 if step == END_STEP else 1)
+
+
+def _watermark_position(step: int) -> int:
+    return _position(step, 1 if step == END_STEP else 2)
+
+
+def _clock_position(step: int) -> int:
+    return _position(step, 2 if step == END_STEP else 0)
+
+
+class _Clock:
+    """One clock's advances in the log: positions and times, both strictly increasing (an
+    advance that does not move the clock forward does nothing)."""
+
+    def __init__(self, events, position):
+        self.positions, self.times = [], []
+        for event in events:
+            if not self.times or event.time > self.times[-1]:
+                self.positions.append(position(event.step))
+                self.times.append(event.time)
+
+    def before(self, position: int) -> int:
+        """The clock's time just before ``position``."""
+        index = bisect_left(self.positions, position)
+        return self.times[index - 1] if index else MIN_TIMESTAMP
+
+    def passing(self, time):
+        """The index of the first advance past ``time`` (None: no timer, or none passes it)."""
+        if time is None:
+            return None
+        index = bisect_right(self.times, time)
+        return index if index < len(self.times) else None
+
+
+@dataclass
+class Replay:
+    """A grouping's replayed outputs: ``main`` and ``late`` as ``(step, key, WindowedValue)`` in
+    canonical order, the output watermark's changes, and what the drivers counted."""
+
+    main: list
+    late: list
+    watermarks: list
+    counters: Counters
+
+
+def replay_grouping(strategy, aggregation, elements: dict, watermarks: list,
+                    clock: list) -> Replay:
+    """Replays ``elements`` — each key's ``(step, WindowedValue)``s in step order, the keys in
+    the order of their first arrival — against the input ``watermarks`` and processing-time
+    ``clock`` advances (both step-ordered)."""
+    counters = Counters()
+    replayer = _KeyReplay(strategy, aggregation, counters, _Clock(watermarks, _watermark_position),
+                          _Clock(clock, _clock_position))
+    emissions, holds = [], []
+    for rank, (key, values) in enumerate(elements.items()):
+        replayer.replay(key, rank, values, emissions, holds)
+    emissions.sort(key=lambda emission: emission[:3])
+    main = [(step, key, wv) for step, _, _, key, tag, wv in emissions if tag == MAIN]
+    late = [(step, key, wv) for step, _, _, key, tag, wv in emissions if tag == LATE]
+    return Replay(main, late, _output_watermarks(watermarks, holds), counters)
+
+
+class _KeyReplay:
+    """Replays one key at a time with the shared clocks."""
+
+    def __init__(self, strategy, aggregation, counters, watermark: _Clock, clock: _Clock):
+        self.strategy, self.aggregation, self.counters = strategy, aggregation, counters
+        self.watermark, self.clock = watermark, clock
+
+    def replay(self, key, rank: int, values: list, emissions: list, holds: list) -> None:
+        """Appends the key's ``(step, rank, window order, key, tag, wv)`` emissions and its
+        ``(step, rank, earliest hold)`` changes."""
+        self.key, self.rank, self.emissions, self.holds = key, rank, emissions, holds
+        self.driver, self.hold = None, None
+        start, count = 0, len(values)
+        while start < count:
+            step = values[start][0]
+            end = start + 1
+            while end < count and values[end][0] == step:
+                end += 1
+            position = _bundle_position(step)
+            self._fire_timers_before(position)
+            driver = self._catch_up(position)
+            bundle = [wv for _, wv in values[start:end]] if end > start + 1 else [values[start][1]]
+            self._settle(step, driver.process_bundle(bundle))
+            start = end
+        self._fire_timers_before(None)
+
+    def _catch_up(self, position: int) -> KeyDriver:
+        """The key's driver (a new one after its state emptied) with the clocks as they are
+        just before ``position``; nothing is due, so nothing fires."""
+        if self.driver is None:
+            self.driver = KeyDriver(self.key, self.strategy, self.aggregation, self.counters)
+        driver = self.driver
+        watermark = self.watermark.before(position)
+        if driver.input_watermark < watermark:
+            driver.advance_input_watermark(watermark)
+        now = self.clock.before(position)
+        if driver.processing_time < now:
+            driver.advance_processing_time(now)
+        return driver
+
+    def _fire_timers_before(self, limit) -> None:
+        """Fires, in log order, every clock advance before ``limit`` (None: the end) that
+        passes one of the key's timers."""
+        watermark, clock = self.watermark, self.clock
+        while self.driver is not None:
+            timers = self.driver.timers
+            by_watermark = watermark.passing(timers.next_time(EVENT_TIME))
+            by_clock = clock.passing(timers.next_time(PROCESSING_TIME))
+            if by_watermark is None and by_clock is None:
+                return
+            if by_clock is None or (by_watermark is not None and
+                                    watermark.positions[by_watermark] < clock.positions[by_clock]):
+                position, domain, time = watermark.positions[by_watermark], EVENT_TIME, \
+                    watermark.times[by_watermark]
             else:
-                emissions += driver.advance_processing_time(event.time)
-        if emissions:
-            main.append(Bundle(step, canonical_order([wv for tag, wv in emissions if tag == MAIN], rank)))
-            late.append(Bundle(step, canonical_order([wv for tag, wv in emissions if tag == LATE], rank)))
-        else:
-            main.append(Bundle(step, []))
-            late.append(Bundle(step, []))
-        watermark = driver.output_watermark()
-        if (watermark, input_idle) != (output_watermark, output_idle):
-            output_watermark, output_idle = watermark, input_idle
-            main.append(Watermark(step, output_watermark, output_idle))
-            late.append(Watermark(step, output_watermark, output_idle))
+                position, domain, time = clock.positions[by_clock], PROCESSING_TIME, \
+                    clock.times[by_clock]
+            if limit is not None and position >= limit:
+                return
+            driver = self._catch_up(position)
+            self._settle(position // 4, driver.advance_input_watermark(time) if domain == EVENT_TIME
+                         else driver.advance_processing_time(time))
+
+    def _settle(self, step: int, emitted: list) -> None:
+        """Records what one step of the key emitted and its hold, and drops emptied state."""
+        key, rank = self.key, self.rank
+        for tag, wv in emitted:
+            self.emissions.append((step, rank, window_order(wv.windows[0]), key, tag, wv))
+        driver = self.driver
+        hold = driver.min_hold()
+        if hold != self.hold:
+            self.hold = hold
+            self.holds.append((step, rank, hold))
+        if driver.is_empty():
+            self.driver = None
+
+
+def _output_watermarks(watermarks: list, holds: list) -> list:
+    """``Watermark`` events where the output watermark — the input watermark, held back by the
+    earliest hold of any key — or the input's idleness changes."""
+    holds.sort(key=lambda change: change[0])
+    current: dict = {}  # rank -> hold
+    earliest: list = []  # heap of (hold, rank), stale entries skipped
+    changes: dict = {}
+    for event in watermarks:
+        changes.setdefault(event.step, ([], []))[0].append(event)
+    for change in holds:
+        changes.setdefault(change[0], ([], []))[1].append(change)
+    input_watermark, idle, emitted, out = MIN_TIMESTAMP, False, (MIN_TIMESTAMP, False), []
+    for step in sorted(changes):
+        step_watermarks, step_holds = changes[step]
+        for event in step_watermarks:
+            input_watermark, idle = max(input_watermark, event.time), event.idle
+        for _, rank, hold in step_holds:
+            current[rank] = hold
+            if hold is not None:
+                heapq.heappush(earliest, (hold, rank))
+        while earliest and current.get(earliest[0][1]) != earliest[0][0]:
+            heapq.heappop(earliest)
+        output = min(input_watermark, earliest[0][0]) if earliest else input_watermark
+        if (output, idle) != emitted:
+            emitted = (output, idle)
+            out.append(Watermark(step, output, idle))
+    return out
+
+
+def as_streams(replay: Replay, steps) -> tuple:
+    """The ``main`` and ``late`` event streams of a replay: a bundle at each of ``steps``, each
+    followed by the output watermark where it changed."""
+    main_at, late_at, watermark_at = {}, {}, {w.step: w for w in replay.watermarks}
+    for outputs, at in ((replay.main, main_at), (replay.late, late_at)):
+        for step, _, wv in outputs:
+            at.setdefault(step, []).append(wv)
+    main, late = [], []
+    for step in sorted(set(steps) | set(watermark_at)):
+        main.append(Bundle(step, main_at.get(step, [])))
+        late.append(Bundle(step, late_at.get(step, [])))
+        if step in watermark_at:
+            main.append(watermark_at[step])
+            late.append(watermark_at[step])
     return main, late

@@ -8,14 +8,14 @@ from panes.testing.capture import CaptureSink
 from panes.timestamp import MAX_TIMESTAMP
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
+from panes.window import WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing.driver import WindowingDriver
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
 from panes.runners.fusion import Chain, ParDoStage, WindowStage, boxing_sink
 from panes.metrics import metrics_cell_scope, reset_metrics_scope
-from panes.runners.replay import canonical_order, first_arrivals, key_value, keyed, replay_grouping
+from panes.runners.replay import as_streams, canonical_order, key_value, replay_grouping
 
 
 
@@ -128,13 +128,21 @@ def _run_grouping(node, inputs, ctx, aggregation):
     end_step = _batch_end(source.stream) if is_batch_exact(strategy) else None
     if end_step is not None:
         return _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx)
-    stream = [Bundle(e.step, [keyed(node.id, node.kind, wv) for wv in e.elements])
-              if isinstance(e, Bundle) else e for e in source.events(ctx)]
-    rank = first_arrivals(pair for e in stream if isinstance(e, Bundle) for pair in e.elements)
-    driver = WindowingDriver(strategy, aggregation)
-    with ctx.metrics_for(node.id):
-        main, late = replay_grouping(driver, by_step([stream, ctx.clock.events]), rank)
-    driver.counters.report(ctx.metrics, node.id)
+    label, kind = node.id, node.kind
+    elements, watermarks, steps = {}, [], set()
+    for event in source.events(ctx):
+        steps.add(event.step)
+        if isinstance(event, Watermark):
+            watermarks.append(event)
+            continue
+        for wv in event.elements:
+            key, value = key_value(label, kind, wv.value)
+            elements.setdefault(key, []).append(
+                (event.step, WindowedValue(value, wv.timestamp, wv.windows, wv.pane)))
+    with ctx.metrics_for(label):
+        replay = replay_grouping(strategy, aggregation, elements, watermarks, ctx.clock.events)
+    replay.counters.report(ctx.metrics, label)
+    main, late = as_streams(replay, steps | {event.step for event in ctx.clock.events})
     return _grouping_outputs(node, main, late)
 
 

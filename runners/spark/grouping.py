@@ -16,9 +16,8 @@ from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.window import Sessions
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing.driver import WindowingDriver
 from panes.windowing.key_driver import Counters
-from panes.runners.eventlog import Bundle, Watermark, by_step
+from panes.runners.eventlog import Watermark, by_step
 from panes.runners.replay import canonical_order, key_value, replay_grouping
 from panes.runners.spark.collection import BoxingSink, Collection
 from panes.runners.fusion import box
@@ -171,24 +170,23 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         records, first = _sorted_partition(records)
         if not records:
             return
-        bundles: dict = {}  # in step order, as the records are
+        elements: dict = {}  # each key's (step, wv), the keys by first arrival
         for key, (position, wv) in records:
-            bundles.setdefault(position[0], []).append((key, wv))
-        stream = [Bundle(step, elements) for step, elements in bundles.items()]
-        driver, container = WindowingDriver(strategy, aggregation), MetricsContainer()
+            elements.setdefault(key, []).append((position[0], wv))
+        container = MetricsContainer()
         token = metrics_scope(container, label)
         try:
-            main, late = replay_grouping(
-                driver, by_step([stream, timeline.value, clock.value]), first)
+            replay = replay_grouping(strategy, aggregation, elements, timeline.value, clock.value)
         finally:
             reset_metrics_scope(token)
-        for tag, events in (("main", main), ("late", late)):
-            for event in events:
-                if isinstance(event, Bundle):
-                    for index, wv in enumerate(event.elements):
-                        yield tag, grouped(event.step, first[wv.value[0]], index), wv
-        watermarks = [(e.step, e.time, e.idle) for e in main if isinstance(e, Watermark)]
-        yield CONTROL, watermarks, (driver.counters, container)
+        for tag, outputs in (("main", replay.main), ("late", replay.late)):
+            step, index = None, 0
+            for output_step, key, wv in outputs:
+                index = index + 1 if output_step == step else 0
+                step = output_step
+                yield tag, grouped(step, first[key], index), wv
+        watermarks = [(e.step, e.time, e.idle) for e in replay.watermarks]
+        yield CONTROL, watermarks, (replay.counters, container)
 
     out = plan.persist(_shuffled(pairs, plan).mapPartitions(worker_generator(run)).setName(label))
     controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())

@@ -1,0 +1,117 @@
+"""Replaying a grouping key by key gives exactly what stepping a ``WindowingDriver`` through every
+step of the event log gives: the same panes at the same steps, in the same order, the same late
+elements, output watermarks and counts."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from panes.evictor import CountEvictor
+from panes.timestamp import MAX_TIMESTAMP, MICROS_PER_SECOND
+from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessingTime,
+                           AfterWatermark, ContinuousEventTimeTrigger, CountTrigger, Repeatedly)
+from panes.window import (AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
+                          TimestampCombiner, WindowedValue)
+from panes.windowing.aggregation import BufferAggregation
+from panes.windowing.driver import LATE, MAIN, WindowingDriver
+from panes.windowing.strategy import WindowingStrategy
+from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
+from panes.runners.replay import canonical_order, replay_grouping
+
+S = MICROS_PER_SECOND
+WINDOW_FNS = [FixedWindows(4), SlidingWindows(6, 2), Sessions(3), GlobalWindows()]
+TRIGGERS = [None, AfterWatermark(early=AfterCount(2)),
+            AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
+            Repeatedly(AfterAny(AfterCount(3), AfterProcessingTime(5))),
+            CountTrigger(2), ContinuousEventTimeTrigger(3)]
+
+
+@st.composite
+def strategies(draw):
+    trigger = draw(st.sampled_from(TRIGGERS))
+    return WindowingStrategy(
+        draw(st.sampled_from(WINDOW_FNS)), **({} if trigger is None else {"trigger": trigger}),
+        accumulation_mode=draw(st.sampled_from(list(AccumulationMode))),
+        allowed_lateness=draw(st.sampled_from([0, 5])),
+        timestamp_combiner=draw(st.sampled_from(list(TimestampCombiner))),
+        evictor=draw(st.sampled_from([None, CountEvictor(2)])))
+
+
+@st.composite
+def event_logs(draw, strategy):
+    """Per step, a bundle and a watermark after it, or a clock advance before it; the end of
+    input at ``END_STEP``."""
+    elements, watermarks, clock = {}, [], [ProcessingTime(-1, 0)]
+    watermark, now = 0, 0
+    for step in range(1, draw(st.integers(1, 12)) + 1):
+        if draw(st.booleans()):
+            now += draw(st.integers(1, 4)) * S
+            clock.append(ProcessingTime(step, now))
+        if draw(st.booleans()):
+            for key, value, seconds in draw(st.lists(st.tuples(
+                    st.sampled_from("abc"), st.integers(0, 9), st.integers(0, 30)),
+                    min_size=1, max_size=4)):
+                windows = tuple(strategy.window_fn.assign(AssignContext(seconds * S, value)))
+                elements.setdefault(key, []).append((step, WindowedValue(value, seconds * S, windows)))
+        if draw(st.booleans()):
+            watermark += draw(st.integers(0, 8)) * S
+            watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
+    watermarks.append(Watermark(END_STEP, MAX_TIMESTAMP))
+    clock.append(ProcessingTime(END_STEP, MAX_TIMESTAMP))
+    return elements, watermarks, clock
+
+
+def _order(kind, step):
+    return (("bundle", "watermark", "clock") if step == END_STEP
+            else ("clock", "bundle", "watermark")).index(kind)
+
+
+def stepped(strategy, elements, watermarks, clock):
+    """The reference: every key through every step, clock before bundle before watermark
+    (watermark before clock at the end), each step's outputs in canonical order."""
+    driver = WindowingDriver(strategy, BufferAggregation())
+    rank = {key: index for index, key in enumerate(elements)}
+    events = {}
+    for kind, stream in (("watermark", watermarks), ("clock", clock)):
+        for event in stream:
+            events.setdefault(event.step, []).append((_order(kind, event.step), event))
+    for key, values in elements.items():
+        for step, wv in values:
+            events.setdefault(step, []).append((_order("bundle", step), (key, wv)))
+    main, late, output_watermarks = [], [], []
+    output, idle = (driver.output_watermark(), False), False
+    for step in sorted(events):
+        emitted, bundle = [], []
+        for _, event in sorted(events[step], key=lambda pair: pair[0]):
+            if isinstance(event, tuple):
+                bundle.append(event)
+                continue
+            if bundle:
+                emitted += driver.process_bundle(bundle)
+                bundle = []
+            if isinstance(event, Watermark):
+                idle = event.idle
+                emitted += driver.advance_input_watermark(event.time)
+            else:
+                emitted += driver.advance_processing_time(event.time)
+        if bundle:
+            emitted += driver.process_bundle(bundle)
+        for tag, out in ((MAIN, main), (LATE, late)):
+            ordered = canonical_order([wv for t, wv in emitted if t == tag], rank)
+            out += [(step, wv.value[0], wv) for wv in ordered]
+        if (driver.output_watermark(), idle) != output:
+            output = (driver.output_watermark(), idle)
+            output_watermarks.append(Watermark(step, *output))
+    counts = (driver.dropped_late, driver.dropped_closed, driver.purged_unfired)
+    return main, late, output_watermarks, counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_replaying_key_by_key_matches_stepping_every_key(data):
+    strategy = data.draw(strategies())
+    elements, watermarks, clock = data.draw(event_logs(strategy))
+    replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
+    counters = replay.counters
+    assert (replay.main, replay.late, replay.watermarks,
+            (counters.dropped_late, counters.dropped_closed, counters.purged_unfired)) == \
+        stepped(strategy, elements, watermarks, clock)
