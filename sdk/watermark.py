@@ -5,9 +5,9 @@ come (Beam's). Flink's bounded-out-of-orderness generator emits ``max - delay - 
 "at or before" convention; both say the same thing, so here the watermark is ``max - delay``.
 
 The watermark after each record depends only on the running maximum of the timestamps seen so
-far, an associative scan: the direct runner runs it in one pass (``generate_watermarks``); Spark
-summarizes each partition (``segment_summary``), carries the results across partitions on the
-driver (``segment_carries``) and finishes each partition in parallel (``segment_watermarks``).
+far, an associative scan: a segment of the source (a Spark partition; the whole source on the
+direct runner) is summarized by where its running maximum rises (``running_maxima``), and the
+segments' summaries in order give every change of the watermark (``watermark_changes``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Iterable, Optional, Sequence
 from panes.timestamp import MIN_TIMESTAMP, Duration
 
 __all__ = [
-    "WatermarkStrategy", "generate_watermarks", "segment_watermarks", "segment_summary",
-    "segment_carries", "max_combine", "watermark_for_max",
+    "WatermarkStrategy", "generate_watermarks", "running_maxima", "watermark_changes",
+    "watermark_for_max",
     "is_emission_point", "is_idle", "combine_input_watermarks",
 ]
 
@@ -68,11 +68,6 @@ class WatermarkStrategy:
     withIdleness = with_idleness
 
 
-def max_combine(left: int, right: int) -> int:
-    """The associative, commutative combine of the running-maximum scan (identity MIN)."""
-    return left if left >= right else right
-
-
 def watermark_for_max(max_timestamp: int, strategy: WatermarkStrategy) -> int:
     """The watermark once the largest timestamp seen is ``max_timestamp``."""
     if max_timestamp == MIN_TIMESTAMP:
@@ -87,44 +82,60 @@ def is_emission_point(record_index: int, strategy: WatermarkStrategy) -> bool:
 
 def generate_watermarks(timestamps: Iterable[int], strategy: WatermarkStrategy) -> list[int]:
     """The source's watermark after each record, in arrival order (never decreasing)."""
-    return segment_watermarks(timestamps, 0, (MIN_TIMESTAMP, MIN_TIMESTAMP), strategy)
-
-
-def segment_watermarks(timestamps: Iterable[int], start_index: int, carry: tuple,
-                       strategy: WatermarkStrategy) -> list[int]:
-    """The watermark after each record of a segment of the source that starts at record
-    ``start_index``; ``carry`` is ``(running max, watermark)`` after the records before it."""
-    running_max, current = carry
-    watermarks = []
-    for index, timestamp in enumerate(timestamps, start_index):
-        running_max = max_combine(running_max, timestamp)
-        if is_emission_point(index, strategy):
-            current = max(current, watermark_for_max(running_max, strategy))
+    timestamps = list(timestamps)
+    changes = iter(watermark_changes([running_maxima(timestamps)], strategy))
+    change, current, watermarks = next(changes, None), MIN_TIMESTAMP, []
+    for index in range(len(timestamps)):
+        if change is not None and change[0] == index:
+            current = change[1]
+            change = next(changes, None)
         watermarks.append(current)
     return watermarks
 
 
-def segment_summary(timestamps: Iterable[int], start_index: int,
-                    strategy: WatermarkStrategy) -> tuple:
-    """What later segments need of one segment: its largest timestamp, and the running maximum
-    at its last emission point (None without one) — the parallel half of the prefix scan."""
-    running_max, at_emission = MIN_TIMESTAMP, None
-    for index, timestamp in enumerate(timestamps, start_index):
-        running_max = max_combine(running_max, timestamp)
-        if is_emission_point(index, strategy):
-            at_emission = running_max
-    return running_max, at_emission
+def running_maxima(timestamps: Iterable[int]) -> tuple:
+    """What the scan needs of one segment of the source: how many records it has, and where
+    their running maximum rises, as ``(index in the segment, new maximum)``."""
+    running, maxima, count = MIN_TIMESTAMP, [], 0
+    for count, timestamp in enumerate(timestamps, 1):
+        if timestamp > running:
+            running = timestamp
+            maxima.append((count - 1, timestamp))
+    return count, maxima
 
 
-def segment_carries(summaries: Sequence[tuple], strategy: WatermarkStrategy) -> list[tuple]:
-    """The ``carry`` of each segment, in order, from every segment's ``segment_summary``."""
-    running_max, current, carries = MIN_TIMESTAMP, MIN_TIMESTAMP, []
-    for segment_max, at_emission in summaries:
-        carries.append((running_max, current))
-        if at_emission is not None:
-            current = max(current, watermark_for_max(max_combine(running_max, at_emission), strategy))
-        running_max = max_combine(running_max, segment_max)
-    return carries
+def watermark_changes(segments: Sequence[tuple], strategy: WatermarkStrategy) -> list[tuple]:
+    """``(record index, watermark)`` wherever the watermark changes, from the ``running_maxima``
+    of the source's segments in order. The watermark moves at the first emission point at or
+    after a rise of the running maximum, to the watermark of the largest maximum by then."""
+    every, total = strategy.emit_every, sum(count for count, _ in segments)
+    running, current, changes = MIN_TIMESTAMP, MIN_TIMESTAMP, []
+    pending = None  # (emission point, running maximum there) not yet applied
+
+    def apply(emission: int, maximum: int) -> None:
+        nonlocal current
+        watermark = max(current, watermark_for_max(maximum, strategy))
+        if watermark != current:
+            current = watermark
+            changes.append((emission, watermark))
+
+    start = 0
+    for count, maxima in segments:
+        for index, maximum in maxima:
+            if maximum <= running:
+                continue
+            running = maximum
+            record = start + index
+            emission = record + (every - 1 - record) % every
+            if emission >= total:
+                break
+            if pending is not None and pending[0] != emission:
+                apply(*pending)
+            pending = (emission, maximum)
+        start += count
+    if pending is not None:
+        apply(*pending)
+    return changes
 
 
 def is_idle(last_arrival_time: int, now: int, strategy: WatermarkStrategy) -> bool:

@@ -15,10 +15,11 @@ from panes.ir.codec import lift
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING, TimestampedValue
 from panes.transforms.source_element import source_value
-from panes.watermark import segment_carries, segment_summary, segment_watermarks
+from panes.watermark import running_maxima, watermark_changes
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
-from panes.runners.spark.collection import Collection, Pending, from_stream
+from panes.runners.spark.collection import BoxingSink, Collection, Pending, from_stream
+from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
 
 
@@ -76,27 +77,31 @@ def plan_test_stream(node, inputs, plan) -> dict:
 
 def _native(node, plan) -> Collection:
     payload = lift(node.payload)
-    source, label = payload["source"], node.id
+    source, label, timestamp_fn = payload["source"], node.id, payload["timestamp_fn"]
     try:
-        records = NATIVE_READERS[type(source)](plan, source)
+        records = NATIVE_READERS[type(source)](plan, source).setName(label)
     except OSError as error:
         raise UserCodeError(label, None, error) from error
-    pending = Pending(records.setName(label), _feed(label, payload["timestamp_fn"]), indexed=True)
-    collection = Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,
-                            plan.metrics_accumulator, label)
     if payload["watermark"] is None:
-        return collection
-    return _record_at_a_time(plan.persist(collection.rdd), payload["watermark"], label, plan)
+        pending = Pending(records, _feed(label, timestamp_fn, _batch_position), indexed=True)
+        return Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,
+                          plan.metrics_accumulator, label)
+    return _record_at_a_time(records, label, timestamp_fn, payload["watermark"], plan)
 
 
-def _feed(label, timestamp_fn):
-    """Feeds a partition's ``(index, record)`` pairs as source elements."""
+def _batch_position(partition: int, index: int) -> tuple:
+    return FIRST_STEP, partition, index
+
+
+def _feed(label, timestamp_fn, position_of):
+    """Feeds a partition's ``(index, record)`` pairs as source elements at ``position_of(partition,
+    index)``."""
     windows = (GLOBAL_WINDOW,)
 
     def feed(partition, records, push):
         position = None
         for index, record in records:
-            position = (FIRST_STEP, partition, index)
+            position = position_of(partition, index)
             if timestamp_fn is None and type(record) is not TimestampedValue:
                 push(position, record, MIN_TIMESTAMP, windows, PANE_NO_FIRING)
             else:
@@ -107,35 +112,30 @@ def _feed(label, timestamp_fn):
     return feed
 
 
-def _record_at_a_time(rdd, strategy, label, plan) -> Collection:
-    """A source read record at a time, each record its own step: the watermark after each
-    record is a prefix scan over the arrival order, computed partition by partition."""
+class _Unmetered:
+    """Stands in for the metrics accumulator where records are read a second time."""
 
-    counts = dict(plan.action(label, rdd.mapPartitionsWithIndex(
-        lambda p, records: [(p, sum(1 for _ in records))]).collect))
-    starts, total = {}, 0
-    for partition in sorted(counts):
-        starts[partition], total = total, total + counts[partition]
+    def add(self, container) -> None:
+        pass
 
-    def summarize(partition, records):
-        timestamps = (wv.timestamp for _, wv in records)
-        yield partition, segment_summary(timestamps, starts[partition], strategy)
 
-    summaries = sorted(plan.action(label, rdd.mapPartitionsWithIndex(summarize).collect))
-    carries = dict(zip(sorted(counts), segment_carries([s for _, s in summaries], strategy)))
-
-    def changes(partition, records):
-        previous = carries[partition][1]
-        watermarks = segment_watermarks((wv.timestamp for _, wv in records), starts[partition],
-                                        carries[partition], strategy)
-        for index, watermark in enumerate(watermarks, starts[partition]):
-            if watermark != previous:
-                previous = watermark
-                yield record_step(index), watermark
-
-    timeline = [Watermark(step, time) for step, time in
-                sorted(plan.action(label, rdd.mapPartitionsWithIndex(changes).collect))]
-    stepped = rdd.mapPartitionsWithIndex(lambda p, records: (
-        ((record_step(starts[p] + position[2]), 0), wv) for position, wv in records))
-    return Collection(stepped.setName(label), timeline + [Watermark(END_STEP, MAX_TIMESTAMP)],
-                      record_step(0) if total == 1 else (None if total else FIRST_STEP))
+def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collection:
+    """A source read record at a time, each record its own step. One pass summarizes each
+    partition by where its running maximum timestamp rises; in order, the summaries give every
+    change of the watermark (a prefix scan). The records are then read again where they are
+    consumed, each at its step."""
+    boxed = Pending(records, _feed(label, timestamp_fn, _batch_position), indexed=True).run(
+        BoxingSink, _Unmetered(), label)
+    segments = plan.action(label, boxed.mapPartitions(worker_generator(
+        lambda pairs: [running_maxima(wv.timestamp for _, wv in pairs)])).collect)
+    starts, total = [], 0
+    for count, _ in segments:
+        starts.append(total)
+        total += count
+    timeline = [Watermark(record_step(index), watermark)
+                for index, watermark in watermark_changes(segments, strategy)]
+    pending = Pending(records, _feed(label, timestamp_fn, lambda partition, index: (
+        record_step(starts[partition] + index), 0)), indexed=True)
+    return Collection(None, timeline + [Watermark(END_STEP, MAX_TIMESTAMP)],
+                      record_step(0) if total == 1 else (None if total else FIRST_STEP), pending,
+                      plan.metrics_accumulator, label)

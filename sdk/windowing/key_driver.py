@@ -14,7 +14,8 @@ from typing import Any, Optional
 
 from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import AccumulationMode
-from panes.window import PANE_NO_FIRING, PaneInfo, PaneInfoTiming, WindowedValue
+from panes.window import (PANE_NO_FIRING, PaneInfo, PaneInfoTiming, TimestampCombiner,
+                          WindowedValue)
 from panes.windowing import holds as hold_rules
 from panes.windowing.evicting import EvictingAggregation
 from panes.windowing.machines.base import TriggerContext, TriggerState
@@ -26,6 +27,7 @@ from panes.windowing.trigger_machine import TriggerRunner
 
 MAIN = "main"
 LATE = "late"
+_UNKNOWN = object()
 
 
 @dataclass
@@ -89,6 +91,7 @@ class KeyDriver:
         self.timers = TimerQueue()
         self._arrivals = 0
         self._pane_output_watermark = MIN_TIMESTAMP  # the output watermark during this call
+        self._earliest_hold = _UNKNOWN  # min_hold(), kept while holds only move earlier
 
     # -- the driver's four operations ----------------------------------------------------------
 
@@ -96,11 +99,15 @@ class KeyDriver:
         """One bundle of this key's ``WindowedValue``s; returns ``(tag, WindowedValue)``s."""
         self._pane_output_watermark = self.output_watermark()
         emissions: list = []
+        if len(values) == 1 and len(values[0].windows) == 1 and not self.is_merging:
+            wv = values[0]
+            window = wv.windows[0]
+            gc_time = self._gc_time(window)
+            if gc_time >= self.input_watermark:
+                self._process_single(window, wv, gc_time, emissions)
+                return emissions
         on_time = [self._drop_expired(wv, emissions) for wv in values]
         on_time = [wv for wv in on_time if wv is not None]
-        if len(on_time) == 1 and len(on_time[0].windows) == 1 and not self.is_merging:
-            self._process_single(on_time[0], emissions)
-            return emissions
         groups = [[wv] for wv in on_time] if self.effective.per_element else [on_time]
         for group in groups:
             if group:
@@ -115,20 +122,15 @@ class KeyDriver:
 
     def output_watermark(self) -> int:
         """The input watermark held back by this key's pending holds."""
-        watermark = self.input_watermark
-        for state in self.windows.values():
-            hold = state.holds.earliest()
-            if hold is not None and hold < watermark:
-                watermark = hold
-        return watermark
+        hold = self.min_hold()
+        return self.input_watermark if hold is None or hold >= self.input_watermark else hold
 
     def min_hold(self) -> Optional[int]:
-        earliest = None
-        for state in self.windows.values():
-            hold = state.holds.earliest()
-            if hold is not None and (earliest is None or hold < earliest):
-                earliest = hold
-        return earliest
+        if self._earliest_hold is _UNKNOWN:
+            holds = [h for h in (state.holds.earliest() for state in self.windows.values())
+                     if h is not None]
+            self._earliest_hold = min(holds) if holds else None
+        return self._earliest_hold
 
     def is_empty(self) -> bool:
         return not self.windows
@@ -150,12 +152,12 @@ class KeyDriver:
                 kept.append(window)
         return WindowedValue(wv.value, wv.timestamp, tuple(kept), wv.pane) if kept else None
 
-    def _process_single(self, wv: WindowedValue, emissions: list) -> None:
+    def _process_single(self, window, wv: WindowedValue, gc_time: int, emissions: list) -> None:
         """``_process_elements`` for one element in one window that does not merge, the
         common case of a record-at-a-time source, kept lean."""
-        (window,) = wv.windows
-        self._process_element(window, wv)
-        self._fire_if_ready(window, emissions)
+        context = self._process_element(window, wv, gc_time)
+        if context is not None and self.trigger.should_fire(context):
+            self._emit(window, self.windows[window], emissions)
 
     def _process_elements(self, values: list, emissions: list) -> None:
         windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
@@ -169,7 +171,7 @@ class KeyDriver:
             else:
                 element_windows = dict.fromkeys(merged_into.get(w, w) for w in wv.windows)
             for window in element_windows:
-                self._process_element(window, wv)
+                self._process_element(window, wv, self._gc_time(window))
         for window in to_consider:
             self._fire_if_ready(window, emissions)
 
@@ -183,24 +185,41 @@ class KeyDriver:
         state = self.windows.get(window)
         return state is not None and state.closed
 
-    def _process_element(self, window, wv: WindowedValue) -> None:
+    def _process_element(self, window, wv: WindowedValue, gc_time: int):
+        """Adds one element to one window; returns the trigger context it used (None when the
+        window had closed and the element was dropped)."""
         state = self.windows.get(window)
-        if state is not None and state.closed:
-            self.counters.dropped_closed += 1
-            return
         if state is None:
             state = self.windows[window] = WindowState(self.contents.create())
+            self._schedule_end_of_window_or_gc(window, gc_time)
+        elif state.closed:
+            self.counters.dropped_closed += 1
+            return None
+        elif self.is_merging:  # a merged window has no timer of its own yet
+            self._schedule_end_of_window_or_gc(window, gc_time)
         state.has_new_elements = True
-        self._schedule_end_of_window_or_gc(window)
-        hold_rules.add_holds(state.holds, self.strategy.timestamp_combiner, window,
-                             wv.timestamp, self._gc_time(window), self.input_watermark,
-                             self._pane_output_watermark)
+        self._add_holds(state, window, wv.timestamp, gc_time)
         self._arrivals += 1
         state.contents = self.contents.add(state.contents, wv.value, wv.timestamp, self._arrivals)
         state.size += 1
         state.unfired += 1
-        self.trigger.on_element(self._context(window, state, element=wv.value,
-                                              timestamp=wv.timestamp))
+        context = TriggerContext(window, state.trigger, self.input_watermark,
+                                 self.processing_time, self.is_merging, self.timers,
+                                 element=wv.value, timestamp=wv.timestamp)
+        self.trigger.on_element(context)
+        return context
+
+    def _add_holds(self, state: WindowState, window, timestamp: int, gc_time: int) -> None:
+        combiner = self.strategy.timestamp_combiner
+        hold = hold_rules.add_holds(state.holds, combiner, window, timestamp, gc_time,
+                                    self.input_watermark, self._pane_output_watermark)
+        earliest = self._earliest_hold
+        if hold is None or earliest is _UNKNOWN:
+            return
+        if combiner == TimestampCombiner.OUTPUT_AT_LATEST:
+            self._earliest_hold = _UNKNOWN  # a window's element hold may have moved later
+        elif earliest is None or hold < earliest:
+            self._earliest_hold = hold
 
     def _merge(self, windows: list) -> dict:
         """Merges this bundle's new windows with the active ones; returns window -> result."""
@@ -218,6 +237,7 @@ class KeyDriver:
         prior = self.windows.get(result) if result in active_sources else None
         merged = WindowState(self.contents.merge([s.contents for s in states]) if states
                              else self.contents.create())
+        self._earliest_hold = _UNKNOWN
         merged.holds = hold_rules.merge_holds(
             [s.holds for s in states], self.strategy.timestamp_combiner, result,
             self._gc_time(result), self.input_watermark, self._pane_output_watermark)
@@ -240,10 +260,9 @@ class KeyDriver:
     def _gc_time(self, window) -> int:
         return garbage_collection_time(window, self.lateness)
 
-    def _schedule_end_of_window_or_gc(self, window) -> None:
+    def _schedule_end_of_window_or_gc(self, window, gc_time: int) -> None:
         end = window.max_timestamp()
-        self.timers.set(window, self._gc_time(window) if end < self.input_watermark else end,
-                        EVENT_TIME)
+        self.timers.set(window, gc_time if end < self.input_watermark else end, EVENT_TIME)
 
     def _advance(self, domain: str, clock: int) -> list:
         """Sets a clock and fires its due timers; panes see the output watermark from before."""
@@ -288,6 +307,7 @@ class KeyDriver:
                 self.counters.purged_unfired += state.unfired
         self.timers.delete_window(window)
         del self.windows[window]
+        self._earliest_hold = _UNKNOWN
 
     # -- firing ---------------------------------------------------------------------------------
 
@@ -307,6 +327,7 @@ class KeyDriver:
 
     def _on_trigger(self, window, state: WindowState, is_final: bool, emissions: list) -> None:
         output_timestamp = hold_rules.extract_and_release(state.holds, window)
+        self._earliest_hold = _UNKNOWN
         pane = next_pane(state.pane, window.max_timestamp(), self.input_watermark,
                          self._pane_output_watermark, is_final)
         if not self._need_to_emit(state, pane):

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from panes.timestamp import MIN_TIMESTAMP, Duration
 from panes.watermark import (
-    WatermarkStrategy, combine_input_watermarks, generate_watermarks, is_idle, max_combine,
-    segment_carries, segment_summary, segment_watermarks,
+    WatermarkStrategy, combine_input_watermarks, generate_watermarks, is_idle, running_maxima,
+    watermark_changes, watermark_for_max,
 )
 
 S = 1_000_000
@@ -24,10 +24,6 @@ def test_watermark_after_each_record(strategy, timestamps, expected):
     assert result == [MIN_TIMESTAMP if e is None else e * S for e in expected]
 
 
-def test_running_max_is_an_associative_scan():
-    assert max_combine(max_combine(1, 5), 3) == max_combine(1, max_combine(5, 3)) == 5
-
-
 def test_idleness_and_several_inputs():
     strategy = WatermarkStrategy.forMonotonousTimestamps().withIdleness(10)
     assert is_idle(0, 10 * S, strategy) and not is_idle(0, 9 * S, strategy)
@@ -39,12 +35,14 @@ def test_idleness_and_several_inputs():
 @given(timestamps=st.lists(st.integers(0, 1000), max_size=40),
        cuts=st.lists(st.integers(0, 40), max_size=4),
        delay=st.integers(0, 50), every=st.integers(1, 4))
-def test_segmented_scan_equals_the_one_pass_scan(timestamps, cuts, delay, every):
+def test_segments_give_the_changes_of_a_record_by_record_scan(timestamps, cuts, delay, every):
     strategy = WatermarkStrategy(max_out_of_orderness=Duration(micros=delay), emit_every=every)
     bounds = sorted({0, len(timestamps), *(c for c in cuts if c <= len(timestamps))})
-    segments = [(start, timestamps[start:end]) for start, end in zip(bounds, bounds[1:])]
-    carries = segment_carries([segment_summary(ts, start, strategy) for start, ts in segments],
-                              strategy)
-    scanned = [w for (start, ts), carry in zip(segments, carries)
-               for w in segment_watermarks(ts, start, carry, strategy)]
-    assert scanned == generate_watermarks(timestamps, strategy)
+    segments = [running_maxima(timestamps[start:end]) for start, end in zip(bounds, bounds[1:])]
+    expected, running, current = [], MIN_TIMESTAMP, MIN_TIMESTAMP
+    for index, timestamp in enumerate(timestamps):
+        running = max(running, timestamp)
+        if (index + 1) % every == 0 and watermark_for_max(running, strategy) > current:
+            current = watermark_for_max(running, strategy)
+            expected.append((index, current))
+    assert watermark_changes(segments, strategy) == expected
