@@ -13,14 +13,13 @@ from pyspark.rdd import portable_hash
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
-from panes.window import Sessions
+from panes.window import Sessions, WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Watermark, by_step
 from panes.runners.replay import canonical_order, key_value, replay_grouping
 from panes.runners.spark.collection import BoxingSink, Collection
-from panes.runners.fusion import box
 from panes.runners.spark.errors import worker_function, worker_generator
 from panes.runners.spark.positions import grouped
 
@@ -55,7 +54,8 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
 
 
 def _keyed(source, node, plan):
-    """The source's elements as ``(key, (position, WindowedValue of the value))``."""
+    """The source's elements as ``(key, (position, value, timestamp, windows, pane))``: plain
+    tuples, which pickle without a reducer call per element."""
     label, kind = node.id, node.kind
 
     class Keying(BoxingSink):
@@ -65,7 +65,7 @@ def _keyed(source, node, plan):
 
             def push(position, value, timestamp, windows, pane):
                 key, value = key_value(label, kind, value)
-                append((key, (position, box((value, timestamp, windows, pane)))))
+                append((key, (position, value, timestamp, windows, pane)))
 
             self.push = push
 
@@ -141,10 +141,10 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
 
 
 def _sorted_partition(records):
-    """A partition's ``(key, (position, wv))`` in position order, and each key's first position."""
+    """A partition's keyed records in position order, and each key's first position."""
     records = sorted(records, key=lambda record: record[1][0])
     first: dict = {}
-    for key, (position, _) in records:
+    for key, (position, *_) in records:
         first.setdefault(key, position)
     return records, first
 
@@ -153,8 +153,9 @@ def _batch_partition(strategy, aggregation, end_step):
     def run(records):
         records, first = _sorted_partition(records)
         grouping = BatchGrouping(strategy, aggregation)
-        for key, (_, wv) in records:
-            grouping.add(key, wv)
+        add = grouping.add_value
+        for key, (_, value, timestamp, windows, _) in records:
+            add(key, value, timestamp, windows)
         for index, wv in enumerate(canonical_order(grouping.panes(), first)):
             yield grouped(end_step, first[wv.value[0]], index), wv
 
@@ -171,8 +172,8 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         if not records:
             return
         elements: dict = {}  # each key's (step, wv), the keys by first arrival
-        for key, (position, wv) in records:
-            elements.setdefault(key, []).append((position[0], wv))
+        for key, (position, *element) in records:
+            elements.setdefault(key, []).append((position[0], WindowedValue(*element)))
         container = MetricsContainer()
         token = metrics_scope(container, label)
         try:
