@@ -83,25 +83,22 @@ def _native(node, plan) -> Collection:
     except OSError as error:
         raise UserCodeError(label, None, error) from error
     if payload["watermark"] is None:
-        pending = Pending(records, _feed(label, timestamp_fn, _batch_position), indexed=True)
+        pending = Pending(records, _feed(label, timestamp_fn), indexed=True)
         return Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,
                           plan.metrics_accumulator, label)
     return _record_at_a_time(records, label, timestamp_fn, payload["watermark"], plan)
 
 
-def _batch_position(partition: int, index: int) -> tuple:
-    return FIRST_STEP, partition, index
-
-
-def _feed(label, timestamp_fn, position_of):
-    """Feeds a partition's ``(index, record)`` pairs as source elements at ``position_of(partition,
-    index)``."""
+def _feed(label, timestamp_fn, starts=None):
+    """Feeds a partition's ``(index, record)`` pairs as source elements: all at the first step
+    (Beam batch), or, given the index of each partition's first record in the source
+    (``starts``), each record at its own step."""
     windows = (GLOBAL_WINDOW,)
 
     def feed(partition, records, push):
-        position = None
+        position, first = None, None if starts is None else record_step(starts[partition])
         for index, record in records:
-            position = position_of(partition, index)
+            position = (FIRST_STEP, partition, index) if first is None else (first + index, 0)
             if timestamp_fn is None and type(record) is not TimestampedValue:
                 push(position, record, MIN_TIMESTAMP, windows, PANE_NO_FIRING)
             else:
@@ -124,7 +121,7 @@ def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collectio
     partition by where its running maximum timestamp rises; in order, the summaries give every
     change of the watermark (a prefix scan). The records are then read again where they are
     consumed, each at its step."""
-    boxed = Pending(records, _feed(label, timestamp_fn, _batch_position), indexed=True).run(
+    boxed = Pending(records, _feed(label, timestamp_fn), indexed=True).run(
         BoxingSink, _Unmetered(), label)
     segments = plan.action(label, boxed.mapPartitions(worker_generator(
         lambda pairs: [running_maxima(wv.timestamp for _, wv in pairs)])).collect)
@@ -134,8 +131,7 @@ def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collectio
         total += count
     timeline = [Watermark(record_step(index), watermark)
                 for index, watermark in watermark_changes(segments, strategy)]
-    pending = Pending(records, _feed(label, timestamp_fn, lambda partition, index: (
-        record_step(starts[partition] + index), 0)), indexed=True)
+    pending = Pending(records, _feed(label, timestamp_fn, starts), indexed=True)
     return Collection(None, timeline + [Watermark(END_STEP, MAX_TIMESTAMP)],
                       record_step(0) if total == 1 else (None if total else FIRST_STEP), pending,
                       plan.metrics_accumulator, label)
