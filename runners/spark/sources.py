@@ -19,7 +19,6 @@ from panes.watermark import running_maxima, watermark_changes
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
 from panes.runners.spark.collection import BoxingSink, Collection, Pending, from_stream
-from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
 
 
@@ -109,6 +108,15 @@ def _feed(label, timestamp_fn, starts=None):
     return feed
 
 
+class _Timestamps(BoxingSink):
+    """Keeps only the timestamps of the elements pushed, all the watermark's scan needs."""
+
+    def __init__(self, ordered=False, cell=None):
+        super().__init__()
+        append = self.out.append
+        self.push = lambda position, value, timestamp, windows, pane: append(timestamp)
+
+
 class _Unmetered:
     """Stands in for the metrics accumulator where records are read a second time."""
 
@@ -121,10 +129,10 @@ def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collectio
     partition by where its running maximum timestamp rises; in order, the summaries give every
     change of the watermark (a prefix scan). The records are then read again where they are
     consumed, each at its step."""
-    boxed = Pending(records, _feed(label, timestamp_fn), indexed=True).run(
-        BoxingSink, _Unmetered(), label)
-    segments = plan.action(label, boxed.mapPartitions(worker_generator(
-        lambda pairs: [running_maxima(wv.timestamp for _, wv in pairs)])).collect)
+    timestamps = Pending(records, _feed(label, timestamp_fn), indexed=True).run(
+        _Timestamps, _Unmetered(), label)
+    segments = plan.action(label, timestamps.mapPartitions(
+        lambda partition: [running_maxima(partition)]).collect)
     starts, total = [], 0
     for count, _ in segments:
         starts.append(total)
