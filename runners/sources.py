@@ -15,7 +15,7 @@ from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime,
 from panes.testing.test_stream import ELEMENTS, PROCESSING_TIME, WATERMARK
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, to_micros
 from panes.transforms.source_element import source_element
-from panes.watermark import generate_watermarks, is_idle
+from panes.watermark import is_idle, running_maxima, watermark_changes
 from panes.window import GLOBAL_WINDOW, WindowedValue
 
 SOURCE_KINDS = ("create", "read")
@@ -96,7 +96,8 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
     strategy = records.strategy
     if strategy is None:
         return [Bundle(FIRST_STEP, records.elements), Watermark(END_STEP, MAX_TIMESTAMP)]
-    watermarks = generate_watermarks([wv.timestamp for wv in records.elements], strategy)
+    changes = dict(watermark_changes(
+        [running_maxima(wv.timestamp for wv in records.elements)], strategy))
     record_steps = {record_step(i): i for i in range(len(records.elements))}
     clock_steps = [e.step for e in clock.events if FIRST_STEP < e.step < END_STEP]
     stream, current, idle, last_arrival = [], MIN_TIMESTAMP, False, None
@@ -105,8 +106,9 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
             index = record_steps[step]
             stream.append(Bundle(step, [records.elements[index]]))
             last_arrival = records.arrivals[index] if records.arrivals else clock.at(step)
-            if watermarks[index] != current or idle:
-                current, idle = watermarks[index], False
+            watermark = changes.get(index, current)
+            if watermark != current or idle:
+                current, idle = watermark, False
                 stream.append(Watermark(step, current))
         elif last_arrival is not None and not idle and is_idle(last_arrival, clock.at(step), strategy):
             idle = True

@@ -18,9 +18,8 @@ from typing import Iterable, Optional, Sequence
 from panes.timestamp import MIN_TIMESTAMP, Duration
 
 __all__ = [
-    "WatermarkStrategy", "generate_watermarks", "running_maxima", "watermark_changes",
-    "watermark_for_max",
-    "is_emission_point", "is_idle", "combine_input_watermarks",
+    "WatermarkStrategy", "running_maxima", "watermark_changes", "watermark_for_max",
+    "next_emission_point", "is_idle", "combine_input_watermarks",
 ]
 
 
@@ -75,22 +74,10 @@ def watermark_for_max(max_timestamp: int, strategy: WatermarkStrategy) -> int:
     return max(MIN_TIMESTAMP, max_timestamp - strategy.max_out_of_orderness.micros)
 
 
-def is_emission_point(record_index: int, strategy: WatermarkStrategy) -> bool:
-    """Whether the watermark is (re)emitted after the record at 0-based ``record_index``."""
-    return (record_index + 1) % strategy.emit_every == 0
-
-
-def generate_watermarks(timestamps: Iterable[int], strategy: WatermarkStrategy) -> list[int]:
-    """The source's watermark after each record, in arrival order (never decreasing)."""
-    timestamps = list(timestamps)
-    changes = iter(watermark_changes([running_maxima(timestamps)], strategy))
-    change, current, watermarks = next(changes, None), MIN_TIMESTAMP, []
-    for index in range(len(timestamps)):
-        if change is not None and change[0] == index:
-            current = change[1]
-            change = next(changes, None)
-        watermarks.append(current)
-    return watermarks
+def next_emission_point(record_index: int, strategy: WatermarkStrategy) -> int:
+    """The first 0-based record index at or after ``record_index`` after which the watermark is
+    (re)emitted: every ``emit_every``-th record."""
+    return record_index + (strategy.emit_every - 1 - record_index) % strategy.emit_every
 
 
 def running_maxima(timestamps: Iterable[int]) -> tuple:
@@ -108,7 +95,7 @@ def watermark_changes(segments: Sequence[tuple], strategy: WatermarkStrategy) ->
     """``(record index, watermark)`` wherever the watermark changes, from the ``running_maxima``
     of the source's segments in order. The watermark moves at the first emission point at or
     after a rise of the running maximum, to the watermark of the largest maximum by then."""
-    every, total = strategy.emit_every, sum(count for count, _ in segments)
+    total = sum(count for count, _ in segments)
     running, current, changes = MIN_TIMESTAMP, MIN_TIMESTAMP, []
     pending = None  # (emission point, running maximum there) not yet applied
 
@@ -125,8 +112,7 @@ def watermark_changes(segments: Sequence[tuple], strategy: WatermarkStrategy) ->
             if maximum <= running:
                 continue
             running = maximum
-            record = start + index
-            emission = record + (every - 1 - record) % every
+            emission = next_emission_point(start + index, strategy)
             if emission >= total:
                 break
             if pending is not None and pending[0] != emission:

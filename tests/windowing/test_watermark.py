@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from panes.timestamp import MIN_TIMESTAMP, Duration
 from panes.watermark import (
-    WatermarkStrategy, combine_input_watermarks, generate_watermarks, is_idle, running_maxima,
-    watermark_changes, watermark_for_max,
+    WatermarkStrategy, combine_input_watermarks, is_idle, running_maxima, watermark_changes,
+    watermark_for_max,
 )
 
 S = 1_000_000
@@ -20,7 +20,11 @@ S = 1_000_000
      [5, 3, 8, 6, 9], [None, 3, 3, 6, 6]),
 ])
 def test_watermark_after_each_record(strategy, timestamps, expected):
-    result = generate_watermarks([t * S for t in timestamps], strategy)
+    changes = dict(watermark_changes([running_maxima(t * S for t in timestamps)], strategy))
+    result, current = [], MIN_TIMESTAMP
+    for index in range(len(timestamps)):
+        current = changes.get(index, current)
+        result.append(current)
     assert result == [MIN_TIMESTAMP if e is None else e * S for e in expected]
 
 
