@@ -140,21 +140,20 @@ class _KeyReplay:
             while end < count and values[end][0] == step:
                 end += 1
             position = _bundle_position(step)
-            watermark, now = self.watermark.before(position), self.clock.before(position)
-            if self.driver is not None and _is_due(self.driver.timers, watermark, now):
-                self._fire_timers_before(position)
-            driver = self._catch_up(watermark, now)
+            self._fire_timers_before(position)
+            driver = self._catch_up(position)
             bundle = [wv for _, wv in values[start:end]] if end > start + 1 else [values[start][1]]
             self._settle(step, driver.process_bundle(bundle))
             start = end
         self._fire_timers_before(None)
 
-    def _catch_up(self, watermark: int, now: int) -> KeyDriver:
-        """The key's driver (a new one after its state emptied) with the clocks moved to
-        ``watermark`` and ``now``, which pass none of its timers, so nothing fires."""
+    def _catch_up(self, position: int) -> KeyDriver:
+        """The key's driver (a new one after its state emptied) with the clocks as they are just
+        before ``position``, which pass none of its timers, so nothing fires."""
         if self.driver is None:
             self.driver = KeyDriver(self.key, self.strategy, self.aggregation, self.counters)
         driver = self.driver
+        watermark, now = self.watermark.before(position), self.clock.before(position)
         if driver.input_watermark < watermark:
             driver.advance_input_watermark(watermark)
         if driver.processing_time < now:
@@ -180,7 +179,7 @@ class _KeyReplay:
                     clock.times[by_clock]
             if limit is not None and position >= limit:
                 return
-            driver = self._catch_up(watermark.before(position), clock.before(position))
+            driver = self._catch_up(position)
             self._settle(position // 4, driver.advance_input_watermark(time) if domain == EVENT_TIME
                          else driver.advance_processing_time(time))
 
@@ -196,15 +195,6 @@ class _KeyReplay:
             self.holds.append((step, rank, hold))
         if driver.is_empty():
             self.driver = None
-
-
-def _is_due(timers, watermark: int, now: int) -> bool:
-    """Whether the clocks at ``watermark`` and ``now`` have passed one of ``timers``."""
-    due = timers.next_time(EVENT_TIME)
-    if due is not None and due < watermark:
-        return True
-    due = timers.next_time(PROCESSING_TIME)
-    return due is not None and due < now
 
 
 def _output_watermarks(watermarks: list, holds: list) -> list:

@@ -2,12 +2,13 @@
 
 It reads only the fields the aggregation names, computes event time as ``WithTimestampField``
 does, assigns ``window`` or ``session_window`` and groups by key and window (sliding windows
-whose size is a multiple of their period go through period-long slices, so a row is
-aggregated once, not once per window). Besides the aggregates it takes the minimum of each
-row's packed source position — the position the ordinary plan gives the row: Parquet files are numbered in ``match_files`` order and rows by
-their index in the file (``_metadata.row_index``); a DataFrame's rows by partition and index
-there, which is what ``monotonically_increasing_id`` packs. Where Python would fail (a None
-time or aggregated value) the query fails with the same ``UserCodeError``.
+whose size is a multiple of their period go through period-long slices, so a row is aggregated
+once, not once per window). Besides the aggregates it takes the minimum of each row's packed
+source position — the position the ordinary plan gives the row: Parquet files are numbered in
+``match_files`` order and rows by their index in the file (``_metadata.row_index``); a
+DataFrame's rows by partition and index there, which is what ``monotonically_increasing_id``
+packs. Where Python would fail (a None time or aggregated value) the query fails with the same
+``UserCodeError``.
 
 ``build_query`` gives None whenever Spark SQL and the Python path might disagree: a field type
 other than plain integers, floats, strings and booleans (and UTC timestamps for event time), a

@@ -203,9 +203,7 @@ class KeyDriver:
         state.contents = self.contents.add(state.contents, wv.value, wv.timestamp, self._arrivals)
         state.size += 1
         state.unfired += 1
-        context = TriggerContext(window, state.trigger, self.input_watermark,
-                                 self.processing_time, self.is_merging, self.timers,
-                                 element=wv.value, timestamp=wv.timestamp)
+        context = self._context(window, state, element=wv.value, timestamp=wv.timestamp)
         self.trigger.on_element(context)
         return context
 

@@ -50,8 +50,9 @@ def event_logs(draw, strategy):
             for key, value, seconds in draw(st.lists(st.tuples(
                     st.sampled_from("abc"), st.integers(0, 9), st.integers(0, 30)),
                     min_size=1, max_size=4)):
-                windows = tuple(strategy.window_fn.assign(AssignContext(seconds * S, value)))
-                elements.setdefault(key, []).append((step, WindowedValue(value, seconds * S, windows)))
+                time = seconds * S
+                windows = tuple(strategy.window_fn.assign(AssignContext(time, value)))
+                elements.setdefault(key, []).append((step, WindowedValue(value, time, windows)))
         if draw(st.booleans()):
             watermark += draw(st.integers(0, 8)) * S
             watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
