@@ -15,6 +15,7 @@ watermark held back by every key's earliest hold.
 from __future__ import annotations
 
 import heapq
+import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
@@ -85,6 +86,11 @@ class _Clock:
         index = bisect_left(self.positions, position)
         return self.times[index - 1] if index else MIN_TIMESTAMP
 
+    def next_advance(self, position: int) -> float:
+        """The position of the clock's first advance after ``position`` (inf: none)."""
+        index = bisect_right(self.positions, position)
+        return self.positions[index] if index < len(self.positions) else math.inf
+
     def passing(self, time):
         """The index of the first advance past ``time`` (None: no timer, or none passes it)."""
         if time is None:
@@ -133,17 +139,24 @@ class _KeyReplay:
         ``(step, rank, earliest hold)`` changes."""
         self.key, self.rank, self.emissions, self.holds = key, rank, emissions, holds
         self.driver, self.hold = None, None
-        start, count = 0, len(values)
+        start, count, still_until = 0, len(values), -1
         while start < count:
             step = values[start][0]
             end = start + 1
             while end < count and values[end][0] == step:
                 end += 1
             position = _bundle_position(step)
-            self._fire_timers_before(position)
-            driver = self._catch_up(position)
-            bundle = [wv for _, wv in values[start:end]] if end > start + 1 else [values[start][1]]
-            self._settle(step, driver.process_bundle(bundle))
+            if position > still_until or self.driver is None:
+                # A clock may have moved since the last bundle: fire what it passed.
+                self._fire_timers_before(position)
+                driver = self._catch_up(position)
+                still_until = min(self.watermark.next_advance(position),
+                                  self.clock.next_advance(position))
+            if end == start + 1 and driver.absorb(values[start][1]):
+                if driver.min_hold() != self.hold:
+                    self._note_hold(step)
+            else:
+                self._settle(step, driver.process_bundle([wv for _, wv in values[start:end]]))
             start = end
         self._fire_timers_before(None)
 
@@ -189,12 +202,14 @@ class _KeyReplay:
         for tag, wv in emitted:
             self.emissions.append((step, rank, window_order(wv.windows[0]), key, tag, wv))
         driver = self.driver
-        hold = driver.min_hold()
-        if hold != self.hold:
-            self.hold = hold
-            self.holds.append((step, rank, hold))
+        if driver.min_hold() != self.hold:
+            self._note_hold(step)
         if driver.is_empty():
             self.driver = None
+
+    def _note_hold(self, step: int) -> None:
+        self.hold = self.driver.min_hold()
+        self.holds.append((step, self.rank, self.hold))
 
 
 def _output_watermarks(watermarks: list, holds: list) -> list:

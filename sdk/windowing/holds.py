@@ -69,6 +69,14 @@ def add_holds(holds: Holds, combiner, window, timestamp: int, gc_time: int,
     return hold
 
 
+def settled_by_one(combiner: TimestampCombiner) -> bool:
+    """Whether a window's holds, once one element has placed them, stay as they are for its
+    later elements while the input watermark stays: so for OUTPUT_AT_EOW, whose element hold is
+    the window's end, placed exactly when that end is not behind the input watermark (the
+    output watermark is never ahead of the input)."""
+    return combiner == TimestampCombiner.OUTPUT_AT_EOW
+
+
 def merge_holds(sources: list, combiner, window, gc_time: int, input_watermark: int,
                 output_watermark: int) -> Holds:
     """The holds of a window that ``sources`` (the merged windows' holds) merge into."""

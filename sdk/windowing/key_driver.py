@@ -30,6 +30,19 @@ LATE = "late"
 _UNKNOWN = object()
 
 
+@dataclass(slots=True)
+class QuietRun:
+    """The next ``budget`` elements of a window need no trigger call while the clocks stay as
+    they were at ``epoch``: each only adds one to the trigger values of ``counters`` (and
+    changes no hold when ``holds_settled``)."""
+
+    epoch: int
+    budget: float
+    counters: tuple
+    gc_time: int
+    holds_settled: bool
+
+
 @dataclass
 class WindowState:
     """Everything kept for one window of one key. A closed window (its trigger finished) keeps
@@ -43,6 +56,7 @@ class WindowState:
     size: int = 0  # elements in ``contents``
     unfired: int = 0  # elements that no pane has included yet
     closed: bool = False
+    quiet: Optional[QuietRun] = None  # set by a lone element, spent by ``absorb``
 
 
 class Counters:
@@ -92,6 +106,8 @@ class KeyDriver:
         self._arrivals = 0
         self._pane_output_watermark = MIN_TIMESTAMP  # the output watermark during this call
         self._earliest_hold = _UNKNOWN  # min_hold(), kept while holds only move earlier
+        self._epoch = 0  # counts clock advances, which end every QuietRun
+        self._holds_settle = hold_rules.settled_by_one(strategy.timestamp_combiner)
 
     # -- the driver's four operations ----------------------------------------------------------
 
@@ -113,6 +129,25 @@ class KeyDriver:
             if group:
                 self._process_elements(group, emissions)
         return emissions
+
+    def absorb(self, wv: WindowedValue) -> bool:
+        """``process_bundle([wv])`` for an element whose window's trigger is known to stay
+        quiet (no pane, no timer, only counting); False, doing nothing, when that is not known.
+        Most elements of a busy window are such, and skip the trigger tree."""
+        windows = wv.windows
+        state = self.windows.get(windows[0]) if len(windows) == 1 else None
+        quiet = None if state is None else state.quiet
+        if quiet is None or quiet.budget < 1 or quiet.epoch != self._epoch:
+            return False
+        quiet.budget -= 1
+        if not quiet.holds_settled:
+            self._pane_output_watermark = self.output_watermark()
+            self._add_holds(state, windows[0], wv.timestamp, quiet.gc_time)
+        self._add_contents(state, wv)
+        values = state.trigger.values
+        for node in quiet.counters:
+            values[node] = values.get(node, 0) + 1
+        return True
 
     def advance_input_watermark(self, watermark: int) -> list:
         return self._advance(EVENT_TIME, max(self.input_watermark, watermark))
@@ -156,8 +191,14 @@ class KeyDriver:
         """``_process_elements`` for one element in one window that does not merge, the
         common case of a record-at-a-time source, kept lean."""
         context = self._process_element(window, wv, gc_time)
-        if context is not None and self.trigger.should_fire(context):
-            self._emit(window, self.windows[window], emissions)
+        if context is None:
+            return
+        state = self.windows[window]
+        if self.trigger.should_fire(context):
+            self._emit(window, state, emissions)
+        budget, counters = self.trigger.quiet(context)
+        if budget:
+            state.quiet = QuietRun(self._epoch, budget, counters, gc_time, self._holds_settle)
 
     def _process_elements(self, values: list, emissions: list) -> None:
         windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
@@ -197,15 +238,19 @@ class KeyDriver:
             return None
         elif self.is_merging:  # a merged window has no timer of its own yet
             self._schedule_end_of_window_or_gc(window, gc_time)
-        state.has_new_elements = True
+        state.quiet = None
         self._add_holds(state, window, wv.timestamp, gc_time)
+        self._add_contents(state, wv)
+        context = self._context(window, state, element=wv.value, timestamp=wv.timestamp)
+        self.trigger.on_element(context)
+        return context
+
+    def _add_contents(self, state: WindowState, wv: WindowedValue) -> None:
+        state.has_new_elements = True
         self._arrivals += 1
         state.contents = self.contents.add(state.contents, wv.value, wv.timestamp, self._arrivals)
         state.size += 1
         state.unfired += 1
-        context = self._context(window, state, element=wv.value, timestamp=wv.timestamp)
-        self.trigger.on_element(context)
-        return context
 
     def _add_holds(self, state: WindowState, window, timestamp: int, gc_time: int) -> None:
         combiner = self.strategy.timestamp_combiner
@@ -264,6 +309,7 @@ class KeyDriver:
 
     def _advance(self, domain: str, clock: int) -> list:
         """Sets a clock and fires its due timers; panes see the output watermark from before."""
+        self._epoch += 1
         due = self.timers.next_time(domain)
         if due is not None and due < clock:
             self._pane_output_watermark = self.output_watermark()
@@ -312,6 +358,7 @@ class KeyDriver:
     def _emit(self, window, state: WindowState, emissions: list, final: bool = False) -> None:
         """The trigger is ready: fire it, emit the pane (the window's last if the trigger
         finished or the window is being cleaned up), and discard or close as it implies."""
+        state.quiet = None
         self.trigger.on_fire(self._context(window, state))
         finished = self.trigger.is_closed(state.trigger)
         self._on_trigger(window, state, finished or final, emissions)

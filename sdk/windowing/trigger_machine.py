@@ -8,7 +8,7 @@ Flink-family triggers compile onto the same machines where their meaning coincid
 from __future__ import annotations
 
 from panes import trigger as t
-from panes.windowing.machines.base import Node, TriggerContext, TriggerState
+from panes.windowing.machines.base import NOT_QUIET, Node, TriggerContext, TriggerState
 from panes.windowing.machines.composite import (
     AfterAllMachine, AfterAnyMachine, AfterEachMachine, OrFinallyMachine, RepeatedlyMachine,
 )
@@ -115,6 +115,11 @@ class TriggerRunner:
 
     def on_fire(self, c: TriggerContext) -> None:
         self.root.machine.on_fire(self.root, c)
+
+    def quiet(self, c: TriggerContext) -> tuple:
+        """``(budget, counters)``: the elements the window takes before its trigger needs a
+        call again (``Machine.quiet``); none once the trigger has finished."""
+        return NOT_QUIET if self.is_closed(c.state) else self.root.machine.quiet(self.root, c)
 
     def clear(self, c: TriggerContext) -> None:
         """Forgets the window's trigger state but keeps its finished bits."""

@@ -20,6 +20,7 @@ from panes.runners.replay import canonical_order, replay_grouping
 S = MICROS_PER_SECOND
 WINDOW_FNS = [FixedWindows(4), SlidingWindows(6, 2), Sessions(3), GlobalWindows()]
 TRIGGERS = [None, AfterWatermark(early=AfterCount(2)),
+            AfterWatermark(early=AfterCount(5), late=AfterCount(3)),
             AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
             Repeatedly(AfterAny(AfterCount(3), AfterProcessingTime(5))),
             CountTrigger(2), ContinuousEventTimeTrigger(3)]
@@ -39,22 +40,28 @@ def strategies(draw):
 @st.composite
 def event_logs(draw, strategy):
     """Per step, a bundle and a watermark after it, or a clock advance before it; the end of
-    input at ``END_STEP``."""
+    input at ``END_STEP``. A dense log crowds event times into few windows and moves the clocks
+    rarely, so that windows take runs of elements between clock advances."""
     elements, watermarks, clock = {}, [], [ProcessingTime(-1, 0)]
     watermark, now = 0, 0
-    for step in range(1, draw(st.integers(1, 12)) + 1):
-        if draw(st.booleans()):
+    spread, odds = (5, 4) if draw(st.booleans()) else (30, 1)
+
+    def advances():
+        return draw(st.integers(0, odds)) == 0
+
+    for step in range(1, draw(st.integers(1, 24)) + 1):
+        if advances():
             now += draw(st.integers(1, 4)) * S
             clock.append(ProcessingTime(step, now))
         if draw(st.booleans()):
             for key, value, seconds in draw(st.lists(st.tuples(
-                    st.sampled_from("abc"), st.integers(0, 9), st.integers(0, 30)),
+                    st.sampled_from("abc"), st.integers(0, 9), st.integers(0, spread)),
                     min_size=1, max_size=4)):
                 time = seconds * S
                 windows = tuple(strategy.window_fn.assign(AssignContext(time, value)))
                 elements.setdefault(key, []).append((step, WindowedValue(value, time, windows)))
-        if draw(st.booleans()):
-            watermark += draw(st.integers(0, 8)) * S
+        if advances():
+            watermark += draw(st.integers(0, 8 * spread // 30)) * S
             watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
     watermarks.append(Watermark(END_STEP, MAX_TIMESTAMP))
     clock.append(ProcessingTime(END_STEP, MAX_TIMESTAMP))
@@ -116,3 +123,18 @@ def test_replaying_key_by_key_matches_stepping_every_key(data):
     assert (replay.main, replay.late, replay.watermarks,
             (counters.dropped_late, counters.dropped_closed, counters.purged_unfired)) == \
         stepped(strategy, elements, watermarks, clock)
+
+
+def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
+    """Lone elements of a window that cannot fire yet take a path that only counts them; the
+    elements of a bundle in between must count as well, so the fourth element fires."""
+    strategy = WindowingStrategy(FixedWindows(4), trigger=AfterWatermark(early=AfterCount(4)))
+    window = strategy.window_fn.assign(AssignContext(0, None))[0]
+    element = WindowedValue(1, 0, (window,))
+    elements = {"a": [(1, element), (2, element), (2, element), (3, element)]}
+    watermarks = [Watermark(END_STEP, MAX_TIMESTAMP)]
+    clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
+    replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
+    assert [(step, wv.value) for step, _, wv in replay.main] == [(3, ("a", [1, 1, 1, 1])),
+                                                                 (END_STEP, ("a", []))]
+    assert replay.main == stepped(strategy, elements, watermarks, clock)[0]

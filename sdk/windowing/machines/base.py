@@ -9,6 +9,7 @@ bits), as Beam's Java ``TriggerStateMachine`` does. Node state is keyed by the n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -80,6 +81,24 @@ class Machine:
         c.state.values.pop(node.index, None)
         for child in node.children:
             child.machine.clear(child, c)
+
+    def quiet(self, node: Node, c: TriggerContext) -> tuple:
+        """``(budget, counters)``: how many more elements the node takes, with the clocks where
+        they are, staying not ready and with ``on_element`` doing nothing but add one to the
+        values of the ``counters`` nodes. It may assume ``on_element`` already ran for the
+        window at these clocks (the timers it sets are set). ``NOT_QUIET`` when unsure."""
+        return NOT_QUIET
+
+
+NOT_QUIET = (0, ())
+ALWAYS_QUIET = (math.inf, ())
+
+
+def quiet_together(node: Node, c: TriggerContext) -> tuple:
+    """The quiet of a node that passes every element to all its children and is ready when
+    any of them is."""
+    budgets, counters = zip(*(child.machine.quiet(child, c) for child in node.children))
+    return min(budgets), sum(counters, ())
 
 
 # -- helpers the machines share ---------------------------------------------------------------

@@ -7,8 +7,8 @@ it finishes; ``OrFinally`` finishes when its ``finally`` child fires."""
 from __future__ import annotations
 
 from panes.windowing.machines.base import (
-    Machine, clear, element, fire, first_unfinished, is_finished, merge, ready, reset_tree,
-    set_finished,
+    Machine, clear, element, fire, first_unfinished, is_finished, merge, quiet_together, ready,
+    reset_tree, set_finished,
 )
 
 
@@ -27,6 +27,10 @@ class RepeatedlyMachine(Machine):
         fire(child, c)
         if is_finished(child, c):
             reset_tree(child, c)
+
+    def quiet(self, node, c):
+        child = node.children[0]
+        return child.machine.quiet(child, c)
 
 
 class AfterAllMachine(Machine):
@@ -70,6 +74,9 @@ class AfterAnyMachine(Machine):
                 # Whatever pane the child was tracking has just been emitted.
                 clear(child, c)
         set_finished(node, c)
+
+    def quiet(self, node, c):
+        return quiet_together(node, c)
 
 
 class AfterEachMachine(Machine):
@@ -129,3 +136,6 @@ class OrFinallyMachine(Machine):
             # The until child keeps counting across the actual child's firings.
             fire(actual, c)
         set_finished(node, c, any(is_finished(child, c) for child in node.children))
+
+    def quiet(self, node, c):
+        return quiet_together(node, c)

@@ -31,3 +31,6 @@ class AfterCountMachine(Machine):
     def on_fire(self, node, c):
         c.state.values.pop(node.index, None)
         set_finished(node, c)
+
+    def quiet(self, node, c):
+        return max(0, self.count - c.state.values.get(node.index, 0) - 1), (node.index,)

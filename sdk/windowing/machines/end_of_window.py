@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from panes.windowing.machines.base import (
-    Machine, clear, element, finished_in_all_merging, fire, is_finished, merge, ready,
-    set_finished,
+    ALWAYS_QUIET, NOT_QUIET, Machine, clear, element, finished_in_all_merging, fire, is_finished,
+    merge, ready, set_finished,
 )
 from panes.windowing.timers import EVENT_TIME
 
@@ -18,6 +18,11 @@ EARLY, LATE = 0, 1
 def _wake_at_end_of_window(c, domain: str) -> None:
     if not c.end_of_window_reached(domain):
         c.set_timer(c.window.max_timestamp(), domain)
+
+
+def _quiet_until_end_of_window(c, domain: str) -> tuple:
+    # The end-of-window timer is set already, so elements change nothing until the clock passes.
+    return NOT_QUIET if c.end_of_window_reached(domain) else ALWAYS_QUIET
 
 
 class DefaultMachine(Machine):
@@ -36,6 +41,9 @@ class DefaultMachine(Machine):
     def on_fire(self, node, c):
         pass
 
+    def quiet(self, node, c):
+        return _quiet_until_end_of_window(c, EVENT_TIME)
+
 
 class NeverMachine(Machine):
     """Never ready; the window still emits its final pane at garbage collection (Beam)."""
@@ -51,6 +59,9 @@ class NeverMachine(Machine):
 
     def on_fire(self, node, c):
         pass
+
+    def quiet(self, node, c):
+        return ALWAYS_QUIET
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,9 @@ class EndOfWindowMachine(Machine):
 
     def on_fire(self, node, c):
         set_finished(node, c)
+
+    def quiet(self, node, c):
+        return _quiet_until_end_of_window(c, self.domain)
 
 
 @dataclass(frozen=True)
@@ -146,3 +160,16 @@ class EarlyAndLateMachine(Machine):
             clear(node.children[LATE], c)
         else:
             set_finished(node, c)
+
+    def quiet(self, node, c):
+        early = node.children[EARLY]
+        if c.is_merging:
+            return NOT_QUIET
+        if not is_finished(early, c):
+            if c.end_of_window_reached(self.domain):
+                return NOT_QUIET
+            return early.machine.quiet(early, c)
+        if len(node.children) > LATE and not is_finished(node.children[LATE], c):
+            late = node.children[LATE]
+            return late.machine.quiet(late, c)
+        return NOT_QUIET

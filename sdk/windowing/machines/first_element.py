@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from panes.windowing.machines.base import Machine, is_finished, merging_values, set_finished
+from panes.windowing.machines.base import (
+    ALWAYS_QUIET, NOT_QUIET, Machine, is_finished, merging_values, set_finished,
+)
 from panes.windowing.timers import EVENT_TIME
 
 
@@ -41,3 +43,8 @@ class AfterFirstElementMachine(Machine):
     def on_fire(self, node, c):
         c.state.values.pop(node.index, None)
         set_finished(node, c)
+
+    def quiet(self, node, c):
+        # Once the target is set, elements change nothing until the clock passes it.
+        target = c.state.values.get(node.index)
+        return NOT_QUIET if target is None or c.clock(self.domain) > target else ALWAYS_QUIET
