@@ -18,8 +18,9 @@ from panes.transforms.source_element import source_value
 from panes.watermark import running_maxima, watermark_changes
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
-from panes.runners.spark.collection import BoxingSink, Collection, Pending, from_stream
+from panes.runners.spark.collection import Collection, Pending, from_stream
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
+from panes.runners.spark.errors import worker_generator
 
 
 def _text_records(plan, source: TextSource):
@@ -108,31 +109,16 @@ def _feed(label, timestamp_fn, starts=None):
     return feed
 
 
-class _Timestamps(BoxingSink):
-    """Keeps only the timestamps of the elements pushed, all the watermark's scan needs."""
-
-    def __init__(self, ordered=False, cell=None):
-        super().__init__()
-        append = self.out.append
-        self.push = lambda position, value, timestamp, windows, pane: append(timestamp)
-
-
-class _Unmetered:
-    """Stands in for the metrics accumulator where records are read a second time."""
-
-    def add(self, container) -> None:
-        pass
-
-
 def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collection:
     """A source read record at a time, each record its own step. One pass summarizes each
     partition by where its running maximum timestamp rises; in order, the summaries give every
     change of the watermark (a prefix scan). The records are then read again where they are
     consumed, each at its step."""
-    timestamps = Pending(records, _feed(label, timestamp_fn), indexed=True).run(
-        _Timestamps, _Unmetered(), label)
-    segments = plan.action(label, timestamps.mapPartitions(
-        lambda partition: [running_maxima(partition)]).collect)
+    def summary(partition):
+        return [running_maxima(source_value(label, record, timestamp_fn)[1]
+                               for record in partition)]
+
+    segments = plan.action(label, records.mapPartitions(worker_generator(summary)).collect)
     starts, total = [], 0
     for count, _ in segments:
         starts.append(total)
