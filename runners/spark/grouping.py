@@ -8,6 +8,9 @@ by position, and drive the windowing core through the whole watermark and clock 
 
 from __future__ import annotations
 
+import pickle
+
+from pyspark import cloudpickle
 from pyspark.rdd import portable_hash
 
 from panes.ir.codec import lift
@@ -19,11 +22,13 @@ from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Watermark, by_step
 from panes.runners.replay import canonical_order, key_value, replay_grouping
-from panes.runners.spark.collection import BoxingSink, Collection
+from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_function, worker_generator
 from panes.runners.spark.positions import grouped
 
 CONTROL = "__control__"
+_BATCH = 1024  # elements a map-side bucket ships as one record
+_KEYS_REMEMBERED = 65536  # keys whose partition a map side remembers
 
 
 def plan_group_by_key(node, inputs, plan) -> dict:
@@ -43,37 +48,58 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
         if isinstance(aggregation, CombineFnAggregation):
             rdd = _lifted(source, node, strategy, aggregation, end_step, plan)
         else:
-            rdd = _shuffled(_keyed(source, node, plan), plan).mapPartitions(
+            rdd = _shuffled_by_key(source, node, plan).mapPartitions(
                 worker_generator(_batch_partition(strategy, aggregation, end_step)))
         done = [Watermark(end_step, MAX_TIMESTAMP)]
         outputs = {"main": Collection(rdd.setName(label), done, end_step)}
         if node.payload.get("late_output"):
             outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
         return outputs
-    return _replayed(node, source, _keyed(source, node, plan), strategy, aggregation, plan)
+    return _replayed(node, source, _shuffled_by_key(source, node, plan), strategy, aggregation,
+                     plan)
 
 
-def _keyed(source, node, plan):
-    """The source's elements as ``(key, (position, value, timestamp, windows, pane))``: plain
-    tuples, which pickle without a reducer call per element."""
-    label, kind = node.id, node.kind
+def _shuffled_by_key(source, node, plan):
+    """The source's elements as ``(key, (position, value, timestamp, windows, pane))`` (plain
+    tuples, which pickle without a reducer call per element), in their key's partition. The map
+    side sorts them into a bucket per partition and ships every full bucket as one pickled
+    record, so PySpark's ``partitionBy`` hashes and pickles batches instead of elements."""
+    label, kind, partitions = node.id, node.kind, plan.partitions
 
-    class Keying(BoxingSink):
+    class Buckets:
         def __init__(self, ordered, cell):
-            super().__init__()
-            append = self.out.append
+            out, buckets, index_of = [], [[] for _ in range(partitions)], {}
+            self.out, self.buckets = out, buckets
 
             def push(position, value, timestamp, windows, pane):
-                key, value = key_value(label, kind, value)
-                append((key, (position, value, timestamp, windows, pane)))
+                if type(value) is not tuple or len(value) != 2:
+                    value = key_value(label, kind, value)
+                key = value[0]
+                index = index_of.get(key)
+                if index is None:
+                    if len(index_of) >= _KEYS_REMEMBERED:
+                        index_of.clear()
+                    index = index_of[key] = key_hash(key) % partitions
+                bucket = buckets[index]
+                bucket.append((key, (position, value[1], timestamp, windows, pane)))
+                if len(bucket) == _BATCH:
+                    out.append((index, cloudpickle.dumps(bucket, pickle.HIGHEST_PROTOCOL)))
+                    bucket.clear()
 
             self.push = push
 
-    return source.work().run(Keying, plan.metrics_accumulator, f"{label} (keyed)")
+        def drain(self):
+            yield from self.out
+            self.out.clear()
 
+        def finish(self):
+            for index, bucket in enumerate(self.buckets):
+                if bucket:
+                    yield index, cloudpickle.dumps(bucket, pickle.HIGHEST_PROTOCOL)
 
-def _shuffled(pairs, plan):
-    return pairs.partitionBy(plan.partitions, key_hash)
+    batches = source.work().run(Buckets, plan.metrics_accumulator, f"{label} (keyed)")
+    return batches.partitionBy(partitions, lambda index: index).flatMap(
+        lambda batch: pickle.loads(batch[1]))
 
 
 def key_hash(key) -> int:
@@ -189,7 +215,7 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         watermarks = [(e.step, e.time, e.idle) for e in replay.watermarks]
         yield CONTROL, watermarks, (replay.counters, container)
 
-    out = plan.persist(_shuffled(pairs, plan).mapPartitions(worker_generator(run)).setName(label))
+    out = plan.persist(pairs.mapPartitions(worker_generator(run)).setName(label))
     controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())
     counters = Counters()
     for _, _, (partition_counters, container) in controls:
