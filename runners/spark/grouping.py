@@ -8,11 +8,6 @@ by position, and drive the windowing core through the whole watermark and clock 
 
 from __future__ import annotations
 
-import pickle
-
-from pyspark import cloudpickle
-from pyspark.rdd import portable_hash
-
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -23,12 +18,11 @@ from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Watermark, by_step
 from panes.runners.replay import canonical_order, key_value, replay_grouping
 from panes.runners.spark.collection import Collection
-from panes.runners.spark.errors import worker_function, worker_generator
+from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped
+from panes.runners.spark.shuffle import Buckets, shuffled
 
 CONTROL = "__control__"
-_BATCH = 1024  # elements a map-side bucket ships as one record
-_KEYS_REMEMBERED = 65536  # keys whose partition a map side remembers
 
 
 def plan_group_by_key(node, inputs, plan) -> dict:
@@ -61,57 +55,34 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
 
 def _shuffled_by_key(source, node, plan):
     """The source's elements as ``(key, (position, value, timestamp, windows, pane))`` (plain
-    tuples, which pickle without a reducer call per element), in their key's partition. The map
-    side sorts them into a bucket per partition and ships every full bucket as one pickled
-    record, so PySpark's ``partitionBy`` hashes and pickles batches instead of elements."""
+    tuples, which pickle without a reducer call per element), in their key's partition."""
     label, kind, partitions = node.id, node.kind, plan.partitions
 
-    class Buckets:
+    class Keying:
         def __init__(self, ordered, cell):
-            out, buckets, index_of = [], [[] for _ in range(partitions)], {}
-            self.out, self.buckets = out, buckets
+            buckets = self.buckets = Buckets(partitions)
+            add = buckets.add
 
             def push(position, value, timestamp, windows, pane):
                 if type(value) is not tuple or len(value) != 2:
                     value = key_value(label, kind, value)
-                key = value[0]
-                index = index_of.get(key)
-                if index is None:
-                    if len(index_of) >= _KEYS_REMEMBERED:
-                        index_of.clear()
-                    index = index_of[key] = key_hash(key) % partitions
-                bucket = buckets[index]
-                bucket.append((key, (position, value[1], timestamp, windows, pane)))
-                if len(bucket) == _BATCH:
-                    out.append((index, cloudpickle.dumps(bucket, pickle.HIGHEST_PROTOCOL)))
-                    bucket.clear()
+                add(value[0], (position, value[1], timestamp, windows, pane))
 
             self.push = push
 
         def drain(self):
-            yield from self.out
-            self.out.clear()
+            return self.buckets.drain()
 
         def finish(self):
-            for index, bucket in enumerate(self.buckets):
-                if bucket:
-                    yield index, cloudpickle.dumps(bucket, pickle.HIGHEST_PROTOCOL)
+            return self.buckets.finish()
 
-    batches = source.work().run(Buckets, plan.metrics_accumulator, f"{label} (keyed)")
-    return batches.partitionBy(partitions, lambda index: index).flatMap(
-        lambda batch: pickle.loads(batch[1]))
-
-
-def key_hash(key) -> int:
-    """PySpark's ``portable_hash``, without its per-call environment check for the common
-    string and int keys: Spark gives every Python worker the same PYTHONHASHSEED."""
-    kind = type(key)
-    return hash(key) if kind is str or kind is int else portable_hash(key)
+    batches = source.work().run(Keying, plan.metrics_accumulator, f"{label} (keyed)")
+    return shuffled(batches, partitions)
 
 
 def _lifted(source, node, strategy, aggregation, end_step, plan):
     """Map-side partial groupings per partition, merged per key after the shuffle."""
-    label, kind = node.id, node.kind
+    label, kind, partitions = node.id, node.kind, plan.partitions
 
     class Partial:
         """Folds the partition's elements into a BatchGrouping, noting each key's first
@@ -147,23 +118,28 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
             slots: dict = {}
             for key_window, slot in grouping.accumulators.items():
                 slots.setdefault(key_window[0], {})[key_window] = slot
+            buckets = Buckets(partitions)
             for key, key_slots in slots.items():
-                yield key, (self.first[key], key_slots)
+                buckets.add(key, (self.first[key], key_slots))
+            return buckets.finish()
 
-    def merge(a, b):
-        grouping = BatchGrouping(strategy, aggregation, a[1])
-        grouping.merge_accumulators(b[1])
-        return min(a[0], b[0]), grouping.accumulators
+    def combine(pairs):
+        """Merges each key's partial groupings and emits its panes."""
+        merged: dict = {}
+        for key, (first, slots) in pairs:
+            known = merged.get(key)
+            if known is None:
+                merged[key] = [first, slots]
+            else:
+                BatchGrouping(strategy, aggregation, known[1]).merge_accumulators(slots)
+                known[0] = min(known[0], first)
+        for key, (first, slots) in merged.items():
+            grouping = BatchGrouping(strategy, aggregation, slots)
+            for index, wv in enumerate(canonical_order(grouping.panes(), {key: 0})):
+                yield grouped(end_step, first, index), wv
 
-    def finish(pair):
-        key, (first, slots) = pair
-        grouping = BatchGrouping(strategy, aggregation, slots)
-        for index, wv in enumerate(canonical_order(grouping.panes(), {key: 0})):
-            yield grouped(end_step, first, index), wv
-
-    return (source.work().run(Partial, plan.metrics_accumulator, f"{label} (partial)")
-            .reduceByKey(worker_function(merge), plan.partitions)
-            .flatMap(worker_generator(finish)))
+    partials = source.work().run(Partial, plan.metrics_accumulator, f"{label} (partial)")
+    return shuffled(partials, partitions).mapPartitions(worker_generator(combine))
 
 
 def _sorted_partition(records):
