@@ -36,7 +36,6 @@ from panes.window import (FixedWindows, IntervalWindow, Sessions, SlidingWindows
                           TimestampCombiner, WindowedValue)
 from panes.windowing.batch import batch_panes, is_batch_exact
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
-from panes.runners.collector import cycle_collection_paused
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
 from panes.runners.spark.dataframe import DataFrameSource
@@ -162,8 +161,7 @@ def plan_sql_aggregation(node, inputs, plan) -> dict:
     if overflowed(table):
         exact = build_query(aggregation, query.sparkSession, exact=True)
         table = plan.action(node.id, exact.toArrow)
-    with cycle_collection_paused():
-        records = output_records(aggregation, table)
+    records = output_records(aggregation, table)
     held = Held(records, plan.sc, plan.partitions, f"{node.id} (Spark SQL)")
     return {"main": Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], END_STEP, held=held)}
 

@@ -80,12 +80,10 @@ class Plan:
             return run()
 
     def collect_sorted(self, collection: Collection, label: str) -> list:
-        """The collection's ``(position, windowed value)`` in event-log order, on the driver.
-        Unpickling many small objects is several times faster with the cycle collector paused."""
+        """The collection's ``(position, windowed value)`` in event-log order, on the driver."""
         if collection.held is not None:
             return list(collection.held.records)
-        with cycle_collection_paused():
-            return sorted(self.action(label, collection.rdd.collect), key=by_position)
+        return sorted(self.action(label, collection.rdd.collect), key=by_position)
 
     def collect_values(self, pcollection_id) -> list:
         records = self.collect_sorted(self.collections[pcollection_id], f"side input {pcollection_id}")
@@ -142,21 +140,25 @@ class SparkRunner:
         plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,
                     self.shuffle_seed)
         uses = _uses(ir)
-        try:
-            for node in ir.nodes.values():
-                inputs = [plan.collections[pcollection] for pcollection in node.inputs]
-                outputs = PLANNERS[node.kind](node, inputs, plan)
-                for tag, pcollection in node.outputs.items():
-                    collection = plan.collections[pcollection] = outputs.get(tag) or _empty(plan)
-                    if uses.get(pcollection, 0) > 1:
-                        plan.persist(collection.rdd)
-            for pcollection, collection in plan.collections.items():
-                if not uses.get(pcollection):
-                    # Nothing reads it, but its transforms still run (side effects, metrics).
-                    plan.action(pcollection, collection.rdd.count)
-            plan.metrics.merge(plan.metrics_accumulator.value)
-        finally:
-            plan.release()
+        # The driver unpickles and holds collected results: many small objects, which the
+        # cycle collector would rescan again and again.
+        with cycle_collection_paused():
+            try:
+                for node in ir.nodes.values():
+                    inputs = [plan.collections[pcollection] for pcollection in node.inputs]
+                    outputs = PLANNERS[node.kind](node, inputs, plan)
+                    for tag, pcollection in node.outputs.items():
+                        collection = plan.collections[pcollection] = (outputs.get(tag)
+                                                                      or _empty(plan))
+                        if uses.get(pcollection, 0) > 1:
+                            plan.persist(collection.rdd)
+                for pcollection, collection in plan.collections.items():
+                    if not uses.get(pcollection):
+                        # Nothing reads it, but its transforms still run (side effects, metrics).
+                        plan.action(pcollection, collection.rdd.count)
+                plan.metrics.merge(plan.metrics_accumulator.value)
+            finally:
+                plan.release()
         return PipelineResult(plan.metrics, plan.captures)
 
 
