@@ -8,6 +8,8 @@ by position, and drive the windowing core through the whole watermark and clock 
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
@@ -142,22 +144,30 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
     return shuffled(partials, partitions).mapPartitions(worker_generator(combine))
 
 
-def _sorted_partition(records):
-    """A partition's keyed records in position order, and each key's first position."""
-    records = sorted(records, key=lambda record: record[1][0])
-    first: dict = {}
-    for key, (position, *_) in records:
-        first.setdefault(key, position)
-    return records, first
+def _by_key(pairs) -> dict:
+    """A partition's pairs as each key's ``(position, ...)`` records in position order, the keys
+    in the order of their first position."""
+    records_of: dict = {}
+    for key, record in pairs:
+        records = records_of.get(key)
+        if records is None:
+            records_of[key] = [record]
+        else:
+            records.append(record)
+    for records in records_of.values():
+        records.sort(key=itemgetter(0))
+    return dict(sorted(records_of.items(), key=lambda item: item[1][0][0]))
 
 
 def _batch_partition(strategy, aggregation, end_step):
-    def run(records):
-        records, first = _sorted_partition(records)
+    def run(pairs):
+        records_of = _by_key(pairs)
         grouping = BatchGrouping(strategy, aggregation)
         add = grouping.add_value
-        for key, (_, value, timestamp, windows, _) in records:
-            add(key, value, timestamp, windows)
+        for key, records in records_of.items():
+            for _, value, timestamp, windows, _ in records:
+                add(key, value, timestamp, windows)
+        first = {key: records[0][0] for key, records in records_of.items()}
         for index, wv in enumerate(canonical_order(grouping.panes(), first)):
             yield grouped(end_step, first[wv.value[0]], index), wv
 
@@ -169,13 +179,16 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
     timeline = plan.broadcast(source.timeline)
     clock = plan.broadcast(plan.clock_events)
 
-    def run(records):
-        records, first = _sorted_partition(records)
-        if not records:
+    def run(pairs):
+        records_of = _by_key(pairs)
+        if not records_of:
             return
-        elements: dict = {}  # each key's (step, wv), the keys by first arrival
-        for key, (position, *element) in records:
-            elements.setdefault(key, []).append((position[0], WindowedValue(*element)))
+        first, elements = {}, {}  # each key's first position and (step, wv)s
+        for key in list(records_of):
+            records = records_of.pop(key)  # freed as the elements are built
+            first[key] = records[0][0]
+            elements[key] = [(position[0], WindowedValue(value, timestamp, windows, pane))
+                             for position, value, timestamp, windows, pane in records]
         container = MetricsContainer()
         token = metrics_scope(container, label)
         try:
