@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from panes.errors import UserCodeError
 from panes.timestamp import MIN_TIMESTAMP
-from panes.window import WindowedValue
+from panes.window import WindowedValue, window_order
 from panes.windowing.key_driver import LATE, MAIN, Counters, KeyDriver
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
 from panes.runners.eventlog import END_STEP, Bundle, Watermark
@@ -36,10 +36,6 @@ def key_value(label: str, kind: str, value) -> tuple:
             f"{kind} needs (key, value) pairs, got {type(value).__name__}; key the elements "
             f"first, e.g. | Map(lambda x: (key_of(x), x)) or | WithKeys(...)"))
     return tuple(value)
-
-
-def window_order(window):
-    return window.max_timestamp(), getattr(window, "start", MIN_TIMESTAMP)
 
 
 def canonical_order(outputs: list, rank: dict) -> list:

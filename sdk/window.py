@@ -93,6 +93,11 @@ def _global_window() -> GlobalWindow:
     return GLOBAL_WINDOW
 
 
+def window_order(window) -> tuple:
+    """The order in which runners emit one key's panes of a step: by end, then start."""
+    return window.max_timestamp(), getattr(window, "start", MIN_TIMESTAMP)
+
+
 class TimestampCombiner(enum.Enum):
     """How the output timestamp of a pane is derived from its inputs' timestamps."""
 

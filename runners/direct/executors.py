@@ -15,7 +15,7 @@ from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
 from panes.runners.fusion import Chain, ParDoStage, WindowStage, boxing_sink
 from panes.metrics import metrics_cell_scope, reset_metrics_scope
-from panes.runners.replay import as_streams, canonical_order, key_value, replay_grouping
+from panes.runners.replay import as_streams, key_value, replay_grouping
 
 
 
@@ -163,21 +163,18 @@ def _batch_end(stream):
 def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
     """Default trigger over batch input: one ON_TIME pane per key and window, no late data.
     The elements are folded into the grouping as the fused stages produce them."""
-    grouping, rank, cell = BatchGrouping(strategy, aggregation), {}, [ctx.metrics, None]
+    grouping, cell = BatchGrouping(strategy, aggregation), [ctx.metrics, None]
     add, label, kind = grouping.add_value, node.id, node.kind
 
     def fold(position, value, timestamp, windows, pane):
         cell[1] = label
         key, value = key_value(label, kind, value)
         add(key, value, timestamp, windows)
-        if key not in rank:
-            rank[key] = len(rank)
 
     source.fold(ctx, fold, cell=cell)
     with ctx.metrics_for(label):  # merging windows and extracting run the combiner too
-        panes = grouping.panes()
-    main = [Bundle(end_step, canonical_order(panes, rank)),
-            Watermark(end_step, MAX_TIMESTAMP)]
+        panes = grouping.panes()  # in canonical order: keys as they first arrived
+    main = [Bundle(end_step, panes), Watermark(end_step, MAX_TIMESTAMP)]
     return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])
 
 

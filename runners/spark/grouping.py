@@ -13,15 +13,15 @@ from operator import itemgetter
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
-from panes.window import Sessions, WindowedValue
+from panes.window import WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing.batch import BatchGrouping, batch_panes, is_batch_exact
 from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Watermark, by_step
-from panes.runners.replay import canonical_order, key_value, replay_grouping
+from panes.runners.replay import key_value, replay_grouping
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
-from panes.runners.spark.positions import grouped
+from panes.runners.spark.positions import grouped, key_prefix
 from panes.runners.spark.shuffle import Buckets, shuffled
 
 CONTROL = "__control__"
@@ -88,9 +88,9 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
 
     class Partial:
         """Folds the partition's elements into a BatchGrouping, noting each key's first
-        position; ships each key's accumulators (sessions merged first: a key's sessions,
-        not its elements). When positions arrive in order, a key's first one is where it
-        opens its first slot."""
+        position; ships each key's accumulators (sessions merged: a key's sessions, not its
+        elements). When positions arrive in order, a key's first one is where it first
+        arrives."""
 
         def __init__(self, ordered, cell):
             grouping, first = self.grouping, self.first = BatchGrouping(strategy, aggregation), {}
@@ -113,32 +113,21 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
             return ()
 
         def finish(self):
-            grouping = self.grouping
-            if isinstance(strategy.window_fn, Sessions):
-                self.cell[1] = label  # merging runs the combiner
-                grouping.merge_windows()
-            slots: dict = {}
-            for key_window, slot in grouping.accumulators.items():
-                slots.setdefault(key_window[0], {})[key_window] = slot
-            buckets = Buckets(partitions)
-            for key, key_slots in slots.items():
-                buckets.add(key, (self.first[key], key_slots))
+            self.cell[1] = label  # merging windows runs the combiner
+            buckets, first = Buckets(partitions), self.first
+            for key, partial in self.grouping.partials():
+                buckets.add(key, (first[key], partial))
             return buckets.finish()
 
     def combine(pairs):
         """Merges each key's partial groupings and emits its panes."""
-        merged: dict = {}
-        for key, (first, slots) in pairs:
-            known = merged.get(key)
-            if known is None:
-                merged[key] = [first, slots]
-            else:
-                BatchGrouping(strategy, aggregation, known[1]).merge_accumulators(slots)
-                known[0] = min(known[0], first)
-        for key, (first, slots) in merged.items():
-            grouping = BatchGrouping(strategy, aggregation, slots)
-            for index, wv in enumerate(canonical_order(grouping.panes(), {key: 0})):
-                yield grouped(end_step, first, index), wv
+        grouping, first = BatchGrouping(strategy, aggregation), {}
+        for key, (key_first, partial) in pairs:
+            grouping.merge_partial(key, partial)
+            known = first.get(key)
+            if known is None or key_first < known:
+                first[key] = key_first
+        return _batch_outputs(grouping, first, end_step)
 
     partials = source.work().run(Partial, plan.metrics_accumulator, f"{label} (partial)")
     return shuffled(partials, partitions).mapPartitions(worker_generator(combine))
@@ -168,10 +157,19 @@ def _batch_partition(strategy, aggregation, end_step):
             for _, value, timestamp, windows, _ in records:
                 add(key, value, timestamp, windows)
         first = {key: records[0][0] for key, records in records_of.items()}
-        for index, wv in enumerate(canonical_order(grouping.panes(), first)):
-            yield grouped(end_step, first[wv.value[0]], index), wv
+        return _batch_outputs(grouping, first, end_step)
 
     return run
+
+
+def _batch_outputs(grouping, first: dict, end_step: int):
+    """A batch grouping's panes as ``(position, WindowedValue)`` records; ``first``: each
+    key's first position."""
+    pane_of = batch_panes(grouping.strategy.allowed_lateness.micros)
+    for key in grouping.keys():
+        prefix = key_prefix(end_step, first[key])
+        for index, wv in enumerate(grouping.key_panes(key, pane_of)):
+            yield (*prefix, index), wv
 
 
 def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:

@@ -17,8 +17,13 @@ def nested(position: tuple) -> tuple:
     return tuple(component + 1 for component in position) + (0,)
 
 
+def key_prefix(step: int, key_first: tuple) -> tuple:
+    """What positions of a key's grouped outputs at ``step`` start with."""
+    return (step, *nested(key_first))
+
+
 def grouped(step: int, key_first: tuple, index: int) -> tuple:
-    return (step, *nested(key_first), index)
+    return (*key_prefix(step, key_first), index)
 
 
 def flattened(position: tuple, input_index: int) -> tuple:

@@ -33,6 +33,14 @@ class BufferAggregation:
     def extract(self, accumulator):
         return list(accumulator)
 
+    def extractor(self):
+        """``accumulator -> output`` without error wrapping: the caller wraps failures with
+        ``extract_failed`` (batch groupings extract in their own loop)."""
+        return list
+
+    def extract_failed(self, accumulator, error) -> Exception:
+        return error
+
 
 class CombineFnAggregation:
     """CombinePerKey: keeps only the combiner's accumulator (incremental aggregation). A
@@ -72,4 +80,11 @@ class CombineFnAggregation:
         try:
             return self.combine_fn.extract_output(accumulator)
         except Exception as error:
-            raise UserCodeError(self.label, accumulator, error) from error
+            raise self.extract_failed(accumulator, error) from error
+
+    def extractor(self):
+        """``extract_output`` itself: the caller wraps failures with ``extract_failed``."""
+        return self.combine_fn.extract_output
+
+    def extract_failed(self, accumulator, error) -> Exception:
+        return UserCodeError(self.label, accumulator, error)

@@ -12,10 +12,13 @@ from __future__ import annotations
 from panes.errors import UserCodeError
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import DefaultTrigger
-from panes.window import MergeContext, TimestampCombiner, WindowedValue
+from panes.window import (IntervalWindow, MergeContext, Sessions, TimestampCombiner,
+                          WindowedValue, window_order)
+from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
 from panes.windowing.key_driver import garbage_collection_time
 from panes.windowing.panes import next_pane
+from panes.windowing.session_slots import SessionSlots
 from panes.windowing.strategy import effective_windowing
 
 
@@ -44,41 +47,48 @@ def batch_panes(allowed_lateness: int):
 
 
 class BatchGrouping:
-    """Accumulates ``(key, WindowedValue)`` per key and window; ``panes()`` emits the result.
+    """Accumulates elements per key and window; ``panes()`` emits the result.
 
-    ``accumulators`` maps ``(key, window)`` to ``[accumulator, output_time]``; partial
-    groupings (e.g. Spark partitions) combine with ``merge_from``.
+    A slot is ``[accumulator, output_time]``. A combiner under Sessions keeps each key's windows
+    merged as elements arrive (``SessionSlots``), so no window holds a slot only to be merged
+    away. Otherwise each key maps its windows to slots, merged at the end when the window
+    function merges (a GroupByKey's lists then keep the order merging gives them). Partial
+    groupings (e.g. Spark partitions) hand over ``partials()``, folded in by ``merge_partial``.
     """
 
-    def __init__(self, strategy, aggregation, accumulators: dict | None = None):
+    def __init__(self, strategy, aggregation):
         self.strategy = strategy
         self.aggregation = aggregation
         self.combiner = strategy.timestamp_combiner
-        self.accumulators: dict = {} if accumulators is None else accumulators
         # At the end of the window, panes() sets the timestamp; nothing to track per element.
         self._at_end = self.combiner == TimestampCombiner.OUTPUT_AT_EOW
-        self.add_value = self._adder()
+        self._sessions = (isinstance(strategy.window_fn, Sessions)
+                          and isinstance(aggregation, CombineFnAggregation))
+        self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
+        self.add_value = self._session_adder() if self._sessions else self._window_adder()
 
     def add(self, key, wv) -> None:
         self.add_value(key, wv.value, wv.timestamp, wv.windows)
 
-    def _adder(self):
-        """``add_value(key, value, timestamp, windows)``, which runs for every element, with
-        its lookups bound once; it returns whether the value opened a new (key, window)
-        slot."""
-        accumulators, combiner, at_end = self.accumulators, self.combiner, self._at_end
+    # -- adding elements: ``add_value(key, value, timestamp, windows)`` runs for every element,
+    # with its lookups bound once; it returns whether the key is new to this grouping.
+
+    def _window_adder(self):
+        keys, combiner, at_end = self._keys, self.combiner, self._at_end
         aggregation = self.aggregation
         add, create, failed = aggregation.adder(), aggregation.create, aggregation.failed
 
         def add_value(key, value, timestamp, windows):
-            opened = False
+            slots = keys.get(key)
+            opened = slots is None
+            if opened:
+                slots = keys[key] = {}
             for window in windows:
-                slot = accumulators.get((key, window))
+                slot = slots.get(window)
                 try:
                     if slot is None:
                         time = None if at_end else output_time(combiner, window, timestamp)
-                        accumulators[(key, window)] = [add(create(), value), time]
-                        opened = True
+                        slots[window] = [add(create(), value), time]
                         continue
                     slot[0] = add(slot[0], value)
                 except UserCodeError:
@@ -92,51 +102,120 @@ class BatchGrouping:
 
         return add_value
 
-    def merge_from(self, other: "BatchGrouping") -> None:
-        self.merge_accumulators(other.accumulators)
+    def _session_adder(self):
+        keys, combiner, at_end = self._keys, self.combiner, self._at_end
+        aggregation, merge_slots = self.aggregation, self._merge_slots
+        add, create, failed = aggregation.adder(), aggregation.create, aggregation.failed
 
-    def merge_accumulators(self, accumulators: dict) -> None:
-        """Folds in another grouping's ``accumulators`` (e.g. shipped from a Spark partition)."""
-        for key_window, (accumulator, timestamp) in accumulators.items():
-            slot = self.accumulators.get(key_window)
-            if slot is None:
-                self.accumulators[key_window] = [accumulator, timestamp]
-            else:
-                slot[0] = self.aggregation.merge([slot[0], accumulator])
-                slot[1] = combine_output_times(self.combiner, slot[1], timestamp)
+        def add_value(key, value, timestamp, windows):
+            sessions = keys.get(key)
+            opened = sessions is None
+            if opened:
+                sessions = keys[key] = SessionSlots()
+            slots = sessions.slots
+            for window in windows:
+                index = sessions.place(window.start, window.end, merge_slots)
+                slot = slots[index]
+                try:
+                    if slot is None:
+                        time = None if at_end else output_time(combiner, window, timestamp)
+                        slots[index] = [add(create(), value), time]
+                        continue
+                    slot[0] = add(slot[0], value)
+                except UserCodeError:
+                    raise
+                except Exception as error:
+                    raise failed(value, error) from error
+                if not at_end:
+                    slot[1] = combine_output_times(combiner, slot[1],
+                                                   output_time(combiner, window, timestamp))
+            return opened
+
+        return add_value
+
+    # -- partial groupings ------------------------------------------------------------------------
+
+    def partials(self):
+        """``(key, partial)`` for every key, windows merged, for another grouping's
+        ``merge_partial`` (what a Spark partition ships after its map side)."""
+        for key, slots in self._keys.items():
+            if not self._sessions:
+                self._merge_windows(key)
+            yield key, slots
+
+    def merge_partial(self, key, partial) -> None:
+        """Folds in a key's ``partial`` from another grouping's ``partials()``."""
+        mine = self._keys.get(key)
+        if mine is None:
+            self._keys[key] = partial
+        elif self._sessions:
+            mine.merge_from(partial, self._merge_slots)
+        else:
+            for window, slot in partial.items():
+                known = mine.get(window)
+                mine[window] = slot if known is None else self._merge_slots([known, slot])
+
+    def merge_from(self, other: "BatchGrouping") -> None:
+        for key, partial in other.partials():
+            self.merge_partial(key, partial)
+
+    def _merge_slots(self, slots: list) -> list:
+        timestamp = slots[0][1]
+        for slot in slots[1:]:
+            timestamp = combine_output_times(self.combiner, timestamp, slot[1])
+        return [self.aggregation.merge([slot[0] for slot in slots]), timestamp]
+
+    # -- results ----------------------------------------------------------------------------------
+
+    def keys(self):
+        """The keys, in the order they first arrived."""
+        return self._keys.keys()
 
     def panes(self) -> list:
-        """The ON_TIME pane of every key and window, after merging windows."""
-        self.merge_windows()
+        """The ON_TIME pane of every key and window, in canonical order: keys as they first
+        arrived, then windows by ``window_order``."""
         pane_of = batch_panes(self.strategy.allowed_lateness.micros)
-        at_end, extract, panes = self._at_end, self.aggregation.extract, []
-        # One object per distinct window and pane: pickling ships a repeated object once.
-        shared_windows: dict = {}
-        for (key, window), (accumulator, timestamp) in self.accumulators.items():
-            windows = shared_windows.get(window) or shared_windows.setdefault(window, (window,))
-            panes.append(WindowedValue((key, extract(accumulator)),
-                                       window.max_timestamp() if at_end else timestamp, windows,
-                                       pane_of(window)))
+        return [wv for key in self._keys for wv in self.key_panes(key, pane_of)]
+
+    def key_panes(self, key, pane_of) -> list:
+        """The key's ON_TIME panes, its windows merged, in window order; ``pane_of`` is a
+        ``batch_panes`` function (one serves every key)."""
+        at_end, aggregation = self._at_end, self.aggregation
+        extract = aggregation.extractor()
+        panes, windows_of = [], {}
+        for window, (accumulator, timestamp) in self._ordered_slots(key):
+            try:
+                output = extract(accumulator)
+            except UserCodeError:
+                raise
+            except Exception as error:
+                raise aggregation.extract_failed(accumulator, error) from error
+            # One windows tuple per distinct window: pickling ships a repeated one once.
+            windows = windows_of.get(window) or windows_of.setdefault(window, (window,))
+            panes.append(WindowedValue((key, output),
+                                       window.max_timestamp() if at_end else timestamp,
+                                       windows, pane_of(window)))
         return panes
 
-    def merge_windows(self) -> None:
-        """Merges each key's windows as the merging window fn decides (no-op otherwise). Merging
-        part of the input first (e.g. per Spark partition) ends in the same windows."""
-        if not self.strategy.window_fn.is_merging():
+    def _ordered_slots(self, key):
+        slots = self._keys[key]
+        if self._sessions:
+            return zip(map(IntervalWindow, slots.starts, slots.ends), slots.slots)
+        self._merge_windows(key)
+        return sorted(slots.items(), key=lambda item: window_order(item[0]))
+
+    def _merge_windows(self, key) -> None:
+        """Merges the key's windows as the merging window fn decides (no-op otherwise).
+        Merging part of the input first (e.g. per Spark partition) ends in the same windows."""
+        window_fn = self.strategy.window_fn
+        if not window_fn.is_merging():
             return
-        windows_by_key: dict = {}
-        for key, window in self.accumulators:
-            windows_by_key.setdefault(key, []).append(window)
-        for key, windows in windows_by_key.items():
-            context = MergeContext(windows)
-            self.strategy.window_fn.merge(context)
-            for sources, result in context.merges:
-                slots = [self.accumulators.pop((key, window)) for window in sources]
-                existing = self.accumulators.pop((key, result), None)
-                if existing is not None:
-                    slots.append(existing)
-                timestamp = slots[0][1]
-                for slot in slots[1:]:
-                    timestamp = combine_output_times(self.combiner, timestamp, slot[1])
-                self.accumulators[(key, result)] = [
-                    self.aggregation.merge([slot[0] for slot in slots]), timestamp]
+        slots = self._keys[key]
+        context = MergeContext(slots)
+        window_fn.merge(context)
+        for sources, result in context.merges:
+            merging = [slots.pop(window) for window in sources]
+            existing = slots.pop(result, None)
+            if existing is not None:
+                merging.append(existing)
+            slots[result] = self._merge_slots(merging)
