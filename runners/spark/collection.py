@@ -19,6 +19,7 @@ from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import Chain, boxing_sink
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import FINISH
+from panes.runners.spark.serializer import worker_output
 
 # Records a partition loop feeds through its chain between yields of the boxed results.
 CHUNK = 4096
@@ -68,7 +69,7 @@ class Pending:
                 reset_metrics_scope(token)
             accumulator.add(cell[0])
 
-        return self.source.mapPartitionsWithIndex(worker_generator(run)).setName(name)
+        return worker_output(self.source.mapPartitionsWithIndex(worker_generator(run))).setName(name)
 
 
 class BoxingSink:

@@ -22,6 +22,7 @@ from panes.runners.replay import key_value, replay_grouping
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped, key_prefix
+from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.shuffle import Buckets, shuffled
 
 CONTROL = "__control__"
@@ -44,8 +45,8 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
         if isinstance(aggregation, CombineFnAggregation):
             rdd = _lifted(source, node, strategy, aggregation, end_step, plan)
         else:
-            rdd = _shuffled_by_key(source, node, plan).mapPartitions(
-                worker_generator(_batch_partition(strategy, aggregation, end_step)))
+            rdd = worker_output(_shuffled_by_key(source, node, plan).mapPartitions(
+                worker_generator(_batch_partition(strategy, aggregation, end_step))))
         done = [Watermark(end_step, MAX_TIMESTAMP)]
         outputs = {"main": Collection(rdd.setName(label), done, end_step)}
         if node.payload.get("late_output"):
@@ -130,7 +131,7 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
         return _batch_outputs(grouping, first, end_step)
 
     partials = source.work().run(Partial, plan.metrics_accumulator, f"{label} (partial)")
-    return shuffled(partials, partitions).mapPartitions(worker_generator(combine))
+    return worker_output(shuffled(partials, partitions).mapPartitions(worker_generator(combine)))
 
 
 def _by_key(pairs) -> dict:
@@ -202,7 +203,7 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         watermarks = [(e.step, e.time, e.idle) for e in replay.watermarks]
         yield CONTROL, watermarks, (replay.counters, container)
 
-    out = plan.persist(pairs.mapPartitions(worker_generator(run)).setName(label))
+    out = plan.persist(worker_output(pairs.mapPartitions(worker_generator(run))).setName(label))
     controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())
     counters = Counters()
     for _, _, (partition_counters, container) in controls:
@@ -218,8 +219,8 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
 
 
 def _tagged(out, tag, timeline, label):
-    rdd = out.filter(lambda r: r[0] == tag).map(lambda r: (r[1], r[2])).setName(f"{label}.{tag}")
-    return Collection(rdd, timeline, None)
+    rdd = worker_output(out.filter(lambda r: r[0] == tag).map(lambda r: (r[1], r[2])))
+    return Collection(rdd.setName(f"{label}.{tag}"), timeline, None)
 
 
 def output_timeline(input_timeline: list, partition_watermarks: list) -> list:

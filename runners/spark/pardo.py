@@ -14,6 +14,7 @@ from panes.runners.fusion import ParDoStage, WindowStage
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import FINISH
+from panes.runners.spark.serializer import worker_output
 
 
 def plan_par_do(node, inputs, plan) -> dict:
@@ -56,10 +57,11 @@ def plan_par_do(node, inputs, plan) -> dict:
         scoped(runner.teardown)
         accumulator.add(container)
 
-    tagged = plan.persist(source.rdd.mapPartitionsWithIndex(worker_generator(run)).setName(label))
-    return {tag: Collection(tagged.filter(_has_tag(tag)).map(_untagged).setName(f"{label}.{tag}"),
-                            source.timeline, source.step)
-            for tag in node.outputs}
+    tagged = plan.persist(
+        worker_output(source.rdd.mapPartitionsWithIndex(worker_generator(run))).setName(label))
+    return {tag: Collection(
+        worker_output(tagged.filter(_has_tag(tag)).map(_untagged)).setName(f"{label}.{tag}"),
+        source.timeline, source.step) for tag in node.outputs}
 
 
 def _untagged(record):

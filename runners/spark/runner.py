@@ -27,6 +27,7 @@ from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
 from panes.runners.spark.positions import by_position, flattened
+from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.session import get_session
 
 
@@ -97,7 +98,8 @@ class Plan:
 
 
 def plan_flatten(node, inputs, plan):
-    rdds = [c.rdd.map(lambda r, i=i: (flattened(r[0], i), r[1])) for i, c in enumerate(inputs)]
+    rdds = [worker_output(c.rdd.map(lambda r, i=i: (flattened(r[0], i), r[1])))
+            for i, c in enumerate(inputs)]
     steps = {c.step for c in inputs}
     step = steps.pop() if len(steps) == 1 else None
     rdd = plan.sc.union(rdds).setName(node.id) if rdds else plan.sc.emptyRDD()

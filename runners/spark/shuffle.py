@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pickle
 
-from pyspark import cloudpickle
 from pyspark.rdd import portable_hash
+
+from panes.runners.spark.serializer import dumps
 
 BATCH = 1024  # pairs a bucket ships as one record
 KEYS_REMEMBERED = 65536  # keys whose partition a map side remembers
@@ -64,7 +65,7 @@ def shuffled(batches, partitions: int):
 
 
 def _pickled(pairs: list) -> bytes:
-    return cloudpickle.dumps(pairs, pickle.HIGHEST_PROTOCOL)
+    return dumps(pairs)
 
 
 def _partition(partition: int) -> int:

@@ -175,3 +175,32 @@ def test_reading_a_broadcast_on_a_worker_keeps_the_cycle_collector_paused(spark)
     finally:
         raw.destroy()
         wrapped.destroy()
+
+
+def _through_groupings(runner, make):
+    """Values made by ``make`` on the workers, through a lifted combine, a GroupByKey and a
+    replayed grouping, and out to the driver."""
+    p = beam.Pipeline(runner=runner)
+    events = p | beam.Create(_events()) | "Make" >> beam.Map(lambda kv: (kv[0], make(kv[1])))
+    fixed = events | beam.WindowInto(FixedWindows(5))
+    early = events | "Early" >> beam.WindowInto(FixedWindows(5),
+                                                 trigger=AfterWatermark(early=AfterCount(2)))
+    handles = [materialize(fixed | beam.CombinePerKey(lambda boxes: make(sum(b.n for b in boxes)))),
+               materialize(fixed | beam.GroupByKey() | "Unbox" >> beam.Map(
+                   lambda kv: (kv[0], sorted(b.n for b in kv[1])))),
+               materialize(early | "Replayed" >> beam.CombinePerKey(
+                   lambda boxes: make(max((b.n for b in boxes), default=0))))]
+    p.run()
+    return [sorted(repr((wv.value[0], getattr(wv.value[1], "n", wv.value[1]), wv.windows, wv.pane))
+                   for wv in h.windowed_values) for h in handles]
+
+
+def test_values_of_classes_defined_on_the_fly_cross_the_workers(spark):
+    """Workers pickle with the C pickler first; a class that reached them by value cannot be
+    pickled by reference, and such values go through cloudpickle instead."""
+
+    class Box:
+        def __init__(self, n):
+            self.n = n
+
+    assert _through_groupings(SparkRunner(partitions=3), Box) == _through_groupings("direct", Box)
