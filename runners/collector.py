@@ -2,7 +2,10 @@
 
 A run holds millions of live elements; the cycle collector would rescan them again and again
 (half of a large run's time). Pausing it while a run or a partition is processed and resuming
-after frees any cycles later, at the cost of one collection.
+after frees any cycles later. What the paused work leaves alive (a run's results, say) goes
+straight to the oldest generation, as if it had survived collections already: left young, it
+would be scanned in each younger generation in turn, which took three times as long as the
+code that went on to read a large result.
 """
 
 from __future__ import annotations
@@ -19,4 +22,6 @@ def cycle_collection_paused():
         yield
     finally:
         if was_enabled:
+            gc.freeze()  # every tracked object to the permanent generation...
+            gc.unfreeze()  # ...and from there into the oldest one
             gc.enable()

@@ -164,10 +164,10 @@ def _batch_partition(strategy, aggregation, end_step):
 
 
 def _batch_outputs(grouping, first: dict, end_step: int):
-    """A batch grouping's panes as ``(position, WindowedValue)`` records; ``first``: each
-    key's first position."""
+    """A batch grouping's panes as ``(position, WindowedValue)`` records, in position order
+    (so the driver's sort merges a few sorted runs); ``first``: each key's first position."""
     pane_of = batch_panes(grouping.strategy.allowed_lateness.micros)
-    for key in grouping.keys():
+    for key in sorted(grouping.keys(), key=first.__getitem__):
         prefix = key_prefix(end_step, first[key])
         for index, wv in enumerate(grouping.key_panes(key, pane_of)):
             yield (*prefix, index), wv

@@ -8,6 +8,8 @@ after the step for Flatten, and for a grouping's output the step, then its key's
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 # finish_bundle outputs come after every element of their step (Spark's bundle is a partition).
 FINISH = 2**63
 
@@ -30,5 +32,5 @@ def flattened(position: tuple, input_index: int) -> tuple:
     return (position[0], input_index, *position[1:])
 
 
-def by_position(record):
-    return record[0]
+# The sort key of ``(position, ...)`` records.
+by_position = itemgetter(0)
