@@ -139,13 +139,11 @@ def panes(runner, workload, size, spark_partitions=None):
     }[workload]
     out = materialize(pairs | windowing | beam.CombinePerKey(combine))
     p.run()
-    rows = []
-    for wv in out.windowed_values:
-        (window,) = wv.windows
-        key, value = wv.value
-        pane = (wv.pane.timing.value, wv.pane.index) if workload == 4 else ()
-        rows.append((key, window.start // S, window.end // S, *pane, value))
-    return normalized(rows)
+    if workload == 4:
+        return normalized((key, start // S, end // S, pane.timing.value, pane.index, value)
+                          for (key, value), _, ((start, end),), pane in out.windowed_values)
+    return normalized((key, start // S, end // S, value)
+                      for (key, value), _, ((start, end),), _ in out.windowed_values)
 
 
 def panes_sql(workload, size):
@@ -167,11 +165,8 @@ def panes_sql(workload, size):
                       | beam.WithTimestampField("seconds") | beam.WindowInto(window_fn)
                       | beam.GroupBy("key").aggregate_field("value", combine, "v"))
     p.run()
-    rows = []
-    for wv in out.windowed_values:
-        (window,) = wv.windows
-        rows.append((wv.value["key"], window.start // S, window.end // S, wv.value["v"]))
-    return normalized(rows)
+    return normalized((value["key"], start // S, end // S, value["v"])
+                      for value, _, ((start, end),), _ in out.windowed_values)
 
 
 # -- Apache Beam's Python DirectRunner ------------------------------------------------------------
