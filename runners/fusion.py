@@ -1,9 +1,11 @@
 """Element-wise transforms fused into one loop, as both runners run them.
 
-A chain of single-output ParDos and WindowIntos becomes one push function: each stage calls the
-next with the element unboxed — ``(position, value, timestamp, windows, pane)`` — so no
-WindowedValue, list or generator stands between stages. What ends the chain (a sink) decides
-what becomes of the elements: boxed into a collection, or folded straight into a grouping.
+A chain of single-output ParDos and WindowIntos becomes one push function that takes elements a
+chunk at a time, in columns (``Chunk``). Each stage runs over the whole chunk and hands on new
+columns for what it changed and the same ones for what it did not: a Map's user function runs
+under C-level ``map``, and no call per stage, WindowedValue or generator stands between stages
+for each element. What ends the chain (a sink) decides what becomes of the elements: boxed into
+a collection, or folded straight into a grouping.
 
 Positions are the Spark runner's (``panes.runners.spark.positions``); the direct runner passes
 ``()``. A Map keeps its input's position (one output each, so order holds); any other ParDo
@@ -12,6 +14,9 @@ appends the output's index.
 
 from __future__ import annotations
 
+from itertools import chain, repeat
+from typing import NamedTuple, Sequence
+
 from panes.errors import UserCodeError
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn_runner import DoFnRunner
@@ -19,9 +24,31 @@ from panes.window import TimestampedValue, WindowedValue
 from panes.runners.windows import assigner
 
 _SPECIAL = (TaggedOutput, TimestampedValue, WindowedValue)
-# Output types that are plainly values, told apart from _SPECIAL with one lookup.
+# Output types that are plainly values, told apart from _SPECIAL without a look at each.
 _PLAIN = frozenset({str, int, float, bool, bytes, tuple, list, dict, type(None)})
-box = WindowedValue._make
+
+
+class Chunk(NamedTuple):
+    """Elements in columns: the i-th element is at ``positions[i]`` with ``values[i]``, and so
+    on. Stages never change a column they are given, so unchanged columns are passed on as they
+    are."""
+
+    positions: Sequence
+    values: Sequence
+    timestamps: Sequence
+    windows: Sequence
+    panes: Sequence
+
+    @classmethod
+    def of(cls, positions: Sequence, windowed_values: Sequence) -> "Chunk":
+        """The columns of ``windowed_values`` (at least one), at ``positions``."""
+        return cls(positions, *zip(*windowed_values))
+
+    def repeated(self, counts: list, positions: list) -> "Chunk":
+        """Each element ``counts[i]`` times (what a FlatMap's outputs inherit), at
+        ``positions``."""
+        return Chunk(positions, *(list(chain.from_iterable(map(repeat, column, counts)))
+                                  for column in self[1:]))
 
 
 def fusable(node) -> bool:
@@ -49,60 +76,64 @@ class ParDoStage:
             return self._flat_map(down, cell)
         return self._any(down, cell)
 
-    def _map(self, down, cell):
-        runner, label = self.runner, self.label
-        call, args, kwargs = runner.call, runner.args, runner.kwargs
+    def _call(self):
+        """The user function of one value, with the ParDo's extra arguments."""
+        call, args, kwargs = self.runner.call, self.runner.args, self.runner.kwargs
+        return (lambda value: call(value, *args, **kwargs)) if args or kwargs else call
 
-        def push(position, value, timestamp, windows, pane):
+    def _map(self, down, cell):
+        runner, label, call = self.runner, self.label, self._call()
+
+        def push(chunk):
             cell[1] = label
+            values, items = chunk.values, []
             try:
-                item = call(value, *args, **kwargs)
+                items.extend(map(call, values))  # on failure, holds the outputs before it
             except UserCodeError:
                 raise
             except Exception as error:
-                raise UserCodeError(label, value, error) from error
-            kind = type(item)
-            if kind in _PLAIN:
-                down(position, item, timestamp, windows, pane)
-            elif kind is TimestampedValue:
-                down(position, item.value, item.timestamp, windows, pane)
-            elif isinstance(item, _SPECIAL):
-                _, out = runner._output(item, box((value, timestamp, windows, pane)))
-                down(position, *out)
-            else:
-                down(position, item, timestamp, windows, pane)
+                raise UserCodeError(label, values[len(items)], error) from error
+            down(_outputs(runner, chunk, items))
 
         return push
 
     def _flat_map(self, down, cell):
-        runner, label = self.runner, self.label
-        call, args, kwargs = runner.call, runner.args, runner.kwargs
+        runner, label, call = self.runner, self.label, self._call()
 
-        def push(position, value, timestamp, windows, pane):
+        def push(chunk):
             cell[1] = label
+            results, value = [], None
+            append = results.append
             try:
-                items = call(value, *args, **kwargs)
-                items = () if items is None else list(items)
+                for value in chunk.values:
+                    items = call(value)
+                    append(() if items is None else items if type(items) is list else list(items))
             except UserCodeError:
                 raise
             except Exception as error:
                 raise UserCodeError(label, value, error) from error
-            for index, item in enumerate(items):
-                if type(item) not in _PLAIN and isinstance(item, _SPECIAL):
-                    _, out = runner._output(item, box((value, timestamp, windows, pane)))
-                    down((*position, index), *out)
-                else:
-                    down((*position, index), item, timestamp, windows, pane)
+            items = list(chain.from_iterable(results))
+            if items:
+                counts = list(map(len, results))
+                positions = [(*position, index) for position, count in zip(chunk.positions, counts)
+                             for index in range(count)]
+                down(_outputs(runner, chunk.repeated(counts, positions), items))
 
         return push
 
     def _any(self, down, cell):
         process, label = self.runner.process, self.label
 
-        def push(position, value, timestamp, windows, pane):
+        def push(chunk):
             cell[1] = label
-            for index, (_, out) in enumerate(process(box((value, timestamp, windows, pane)))):
-                down((*position, index), *out)
+            positions, outputs = [], []
+            for position, value, timestamp, windows, pane in zip(*chunk):
+                for index, (_, out) in enumerate(process(WindowedValue(value, timestamp, windows,
+                                                                       pane))):
+                    positions.append((*position, index))
+                    outputs.append(out)
+            if outputs:
+                down(Chunk.of(positions, outputs))
 
         return push
 
@@ -114,11 +145,29 @@ class ParDoStage:
 
     def finish_bundle(self, position_of) -> None:
         """Pushes finish_bundle's outputs on, the i-th at ``position_of(i)``."""
-        for index, (_, out) in enumerate(self.runner.finish_bundle()):
-            self.down(position_of(index), *out)
+        outputs = [out for _, out in self.runner.finish_bundle()]
+        if outputs:
+            self.down(Chunk.of([position_of(index) for index in range(len(outputs))], outputs))
 
     def close(self) -> None:
         self.runner.teardown()
+
+
+def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
+    """The chunk of a ParDo's outputs ``items``, the i-th made from the element ``inputs[i]``
+    (its position already the output's): a plain value takes that element's timestamp, windows
+    and pane; a TimestampedValue, WindowedValue or TaggedOutput says what it changes."""
+    kinds = set(map(type, items))
+    if kinds <= _PLAIN or not any(issubclass(kind, _SPECIAL) for kind in kinds):
+        return inputs._replace(values=items)
+    if kinds == {TimestampedValue}:
+        return inputs._replace(values=[item.value for item in items],
+                               timestamps=[item.timestamp for item in items])
+    outputs = [runner._output(item, WindowedValue(value, timestamp, windows, pane))[1]
+               if isinstance(item, _SPECIAL) else
+               WindowedValue(item, timestamp, windows, pane)
+               for item, value, timestamp, windows, pane in zip(items, *inputs[1:])]
+    return Chunk.of(inputs.positions, outputs)
 
 
 class WindowStage:
@@ -132,8 +181,8 @@ class WindowStage:
     def bind(self, down, cell):
         assign = self.assign
 
-        def push(position, value, timestamp, windows, pane):
-            down(position, value, timestamp, assign(value, timestamp, windows), pane)
+        def push(chunk):
+            down(chunk._replace(windows=assign(chunk.values, chunk.timestamps, chunk.windows)))
 
         return push
 
@@ -147,9 +196,10 @@ class WindowStage:
 
 
 class Chain:
-    """Stages bound, in order, into one push function that ends in ``sink``. ``cell`` is the
-    loop's metrics cell (``[container, step]``, see ``panes.metrics.metrics_cell_scope``):
-    each ParDo names itself there before its user code runs."""
+    """Stages bound, in order, into one push function that ends in ``sink``; both take a
+    ``Chunk``. ``cell`` is the loop's metrics cell (``[container, step]``, see
+    ``panes.metrics.metrics_cell_scope``): each ParDo names itself there before its user code
+    runs."""
 
     def __init__(self, stages: list, sink, cell: list):
         self.stages = stages
@@ -181,9 +231,9 @@ class Chain:
 
 def boxing_sink(out: list):
     """A sink appending ``(position, WindowedValue)`` to ``out``."""
-    append = out.append
+    extend = out.extend
 
-    def push(position, value, timestamp, windows, pane):
-        append((position, box((value, timestamp, windows, pane))))
+    def push(chunk):
+        extend(zip(chunk.positions, map(WindowedValue, *chunk[1:])))
 
     return push

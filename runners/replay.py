@@ -38,6 +38,14 @@ def key_value(label: str, kind: str, value) -> tuple:
     return tuple(value)
 
 
+def key_values(label: str, kind: str, values):
+    """A chunk's ``values`` as ``(key, value)`` pairs (see ``key_value``): ``values`` itself
+    when they all are."""
+    if set(map(type, values)) == {tuple} and set(map(len, values)) == {2}:
+        return values
+    return [key_value(label, kind, value) for value in values]
+
+
 def canonical_order(outputs: list, rank: dict) -> list:
     """A step's outputs ``(key, ...)`` sorted by key rank, then window; emission order otherwise."""
     if len(outputs) < 2:

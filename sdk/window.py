@@ -11,6 +11,7 @@ import abc
 import copyreg
 import enum
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Iterable, NamedTuple, Optional
 
 from panes.timestamp import (
@@ -62,6 +63,10 @@ class IntervalWindow(NamedTuple):
 
 
 BoundedWindow.register(IntervalWindow)
+
+# An IntervalWindow from a ``(start, end)`` pair, built in C: a named tuple's own constructor is
+# a Python function, and large runs make millions of windows.
+interval_window = partial(tuple.__new__, IntervalWindow)
 
 
 @dataclass(frozen=True, eq=False, slots=True)

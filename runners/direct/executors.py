@@ -13,9 +13,9 @@ from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
-from panes.runners.fusion import Chain, ParDoStage, WindowStage, boxing_sink
+from panes.runners.fusion import Chain, Chunk, ParDoStage, WindowStage, boxing_sink
 from panes.metrics import metrics_cell_scope, reset_metrics_scope
-from panes.runners.replay import as_streams, key_value, replay_grouping
+from panes.runners.replay import as_streams, key_value, key_values, replay_grouping
 
 
 
@@ -49,7 +49,7 @@ class PendingStream:
         return stream
 
     def fold(self, ctx, sink, bundle_done=None, watermark=None, cell=None) -> None:
-        """Pushes every element through the stages into ``sink``, bundle by bundle, calling
+        """Pushes every bundle through the stages into ``sink`` as one ``Chunk``, calling
         ``bundle_done(step)`` after each bundle and ``watermark(event)`` for watermarks. A
         sink running user code names its step in the metrics ``cell`` it shares with the
         stages (``[ctx.metrics, step]``)."""
@@ -64,9 +64,8 @@ class PendingStream:
                         watermark(event)
                     continue
                 chain.start_bundle()
-                push = chain.push
-                for value, timestamp, windows, pane in event.elements:
-                    push((), value, timestamp, windows, pane)
+                if event.elements:
+                    chain.push(Chunk.of([()] * len(event.elements), event.elements))
                 chain.finish_bundle(lambda index: ())
                 if bundle_done is not None:
                     bundle_done(event.step)
@@ -164,12 +163,11 @@ def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
     """Default trigger over batch input: one ON_TIME pane per key and window, no late data.
     The elements are folded into the grouping as the fused stages produce them."""
     grouping, cell = BatchGrouping(strategy, aggregation), [ctx.metrics, None]
-    add, label, kind = grouping.add_value, node.id, node.kind
+    add, label, kind = grouping.add_chunk, node.id, node.kind
 
-    def fold(position, value, timestamp, windows, pane):
+    def fold(chunk):
         cell[1] = label
-        key, value = key_value(label, kind, value)
-        add(key, value, timestamp, windows)
+        add(key_values(label, kind, chunk.values), chunk.timestamps, chunk.windows)
 
     source.fold(ctx, fold, cell=cell)
     with ctx.metrics_for(label):  # merging windows and extracting run the combiner too

@@ -16,7 +16,7 @@ from itertools import islice
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
-from panes.runners.fusion import Chain, boxing_sink
+from panes.runners.fusion import Chain, Chunk, boxing_sink
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
@@ -28,8 +28,8 @@ CHUNK = 4096
 @dataclass(frozen=True)
 class Pending:
     """Element-wise work still to run: ``feed(partition, records, push)`` pushes ``records``
-    (a chunk of ``source``'s) into the chain built from ``stages`` (factories, called on the
-    worker) and returns the last position it pushed."""
+    (some of ``source``'s, at least one) as a ``Chunk`` into the chain built from ``stages``
+    (factories, called on the worker) and returns the last position it pushed."""
 
     source: object
     feed: object
@@ -89,10 +89,9 @@ class BoxingSink:
 
 def positioned_feed(partition, records, push):
     """Feeds ``(position, WindowedValue)`` records."""
-    position = None
-    for position, (value, timestamp, windows, pane) in records:
-        push(position, value, timestamp, windows, pane)
-    return position
+    positions, windowed_values = zip(*records)
+    push(Chunk.of(positions, windowed_values))
+    return positions[-1]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, batch_panes, is_batch_exact
 from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Watermark, by_step
-from panes.runners.replay import key_value, replay_grouping
+from panes.runners.replay import key_values, replay_grouping
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped, key_prefix
@@ -64,12 +64,13 @@ def _shuffled_by_key(source, node, plan):
     class Keying:
         def __init__(self, ordered, cell):
             buckets = self.buckets = Buckets(partitions)
-            add = buckets.add
+            add_all = buckets.add_all
 
-            def push(position, value, timestamp, windows, pane):
-                if type(value) is not tuple or len(value) != 2:
-                    value = key_value(label, kind, value)
-                add(value[0], (position, value[1], timestamp, windows, pane))
+            def push(chunk):
+                add_all([(key, (position, value, timestamp, windows, pane))
+                         for (key, value), position, timestamp, windows, pane
+                         in zip(key_values(label, kind, chunk.values), chunk.positions,
+                                chunk.timestamps, chunk.windows, chunk.panes)])
 
             self.push = push
 
@@ -96,14 +97,17 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
         def __init__(self, ordered, cell):
             grouping, first = self.grouping, self.first = BatchGrouping(strategy, aggregation), {}
             self.cell = cell
-            add = grouping.add_value
+            add_chunk = grouping.add_chunk
 
-            def push(position, value, timestamp, windows, pane):
+            def push(chunk):
                 cell[1] = label
-                if type(value) is not tuple or len(value) != 2:
-                    value = key_value(label, kind, value)
-                key, value = value
-                if add(key, value, timestamp, windows) or not ordered:
+                pairs, positions = key_values(label, kind, chunk.values), chunk.positions
+                opened = add_chunk(pairs, chunk.timestamps, chunk.windows)
+                if ordered:
+                    for index in opened:
+                        first[pairs[index][0]] = positions[index]
+                    return
+                for (key, _), position in zip(pairs, positions):
                     known = first.get(key)
                     if known is None or position < known:
                         first[key] = position
@@ -116,8 +120,8 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
         def finish(self):
             self.cell[1] = label  # merging windows runs the combiner
             buckets, first = Buckets(partitions), self.first
-            for key, partial in self.grouping.partials():
-                buckets.add(key, (first[key], partial))
+            buckets.add_all([(key, (first[key], partial))
+                             for key, partial in self.grouping.partials()])
             return buckets.finish()
 
     def combine(pairs):
@@ -153,10 +157,9 @@ def _batch_partition(strategy, aggregation, end_step):
     def run(pairs):
         records_of = _by_key(pairs)
         grouping = BatchGrouping(strategy, aggregation)
-        add = grouping.add_value
         for key, records in records_of.items():
-            for _, value, timestamp, windows, _ in records:
-                add(key, value, timestamp, windows)
+            _, values, timestamps, windows, _ = zip(*records)
+            grouping.add_chunk([(key, value) for value in values], timestamps, windows)
         first = {key: records[0][0] for key, records in records_of.items()}
         return _batch_outputs(grouping, first, end_step)
 

@@ -26,27 +26,29 @@ def key_hash(key) -> int:
 
 
 class Buckets:
-    """A map side's pairs, a bucket per partition; ``add(key, value)`` files one, and full
-    buckets wait in ``drain()`` as ``(partition, pickled pairs)`` records, the rest in
-    ``finish()``."""
+    """A map side's pairs, a bucket per partition; ``add_all(pairs)`` files ``(key, value)``
+    pairs, and full buckets wait in ``drain()`` as ``(partition, pickled pairs)`` records, the
+    rest in ``finish()``."""
 
     def __init__(self, partitions: int):
         out, buckets, partition_of = [], [[] for _ in range(partitions)], {}
         self._out, self._buckets = out, buckets
 
-        def add(key, value):
-            partition = partition_of.get(key)
-            if partition is None:
-                if len(partition_of) >= KEYS_REMEMBERED:
-                    partition_of.clear()
-                partition = partition_of[key] = key_hash(key) % partitions
-            bucket = buckets[partition]
-            bucket.append((key, value))
-            if len(bucket) == BATCH:
-                out.append((partition, _pickled(bucket)))
-                bucket.clear()
+        def add_all(pairs):
+            for pair in pairs:
+                key = pair[0]
+                partition = partition_of.get(key)
+                if partition is None:
+                    if len(partition_of) >= KEYS_REMEMBERED:
+                        partition_of.clear()
+                    partition = partition_of[key] = key_hash(key) % partitions
+                bucket = buckets[partition]
+                bucket.append(pair)
+                if len(bucket) == BATCH:
+                    out.append((partition, _pickled(bucket)))
+                    bucket.clear()
 
-        self.add = add
+        self.add_all = add_all
 
     def drain(self):
         yield from self._out

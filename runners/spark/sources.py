@@ -18,6 +18,7 @@ from panes.transforms.source_element import source_value
 from panes.watermark import running_maxima, watermark_changes
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
+from panes.runners.fusion import Chunk
 from panes.runners.spark.collection import Collection, Pending, from_stream
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
 from panes.runners.spark.errors import worker_generator
@@ -96,15 +97,20 @@ def _feed(label, timestamp_fn, starts=None):
     windows = (GLOBAL_WINDOW,)
 
     def feed(partition, records, push):
-        position, first = None, None if starts is None else record_step(starts[partition])
-        for index, record in records:
-            position = (FIRST_STEP, partition, index) if first is None else (first + index, 0)
-            if timestamp_fn is None and type(record) is not TimestampedValue:
-                push(position, record, MIN_TIMESTAMP, windows, PANE_NO_FIRING)
-            else:
-                push(position, *source_value(label, record, timestamp_fn), windows,
-                     PANE_NO_FIRING)
-        return position
+        indexes, values = zip(*records)
+        if starts is None:
+            positions = [(FIRST_STEP, partition, index) for index in indexes]
+        else:
+            first = record_step(starts[partition])
+            positions = [(first + index, 0) for index in indexes]
+        count = len(values)
+        if timestamp_fn is None and TimestampedValue not in set(map(type, values)):
+            timestamps = [MIN_TIMESTAMP] * count
+        else:
+            values, timestamps = zip(*[source_value(label, record, timestamp_fn)
+                                       for record in values])
+        push(Chunk(positions, values, timestamps, [windows] * count, [PANE_NO_FIRING] * count))
+        return positions[-1]
 
     return feed
 

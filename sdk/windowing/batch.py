@@ -65,73 +65,48 @@ class BatchGrouping:
         self._sessions = (isinstance(strategy.window_fn, Sessions)
                           and isinstance(aggregation, CombineFnAggregation))
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
-        self.add_value = self._session_adder() if self._sessions else self._window_adder()
+        self.add_chunk = self._chunk_adder()
 
-    def add(self, key, wv) -> None:
-        self.add_value(key, wv.value, wv.timestamp, wv.windows)
-
-    # -- adding elements: ``add_value(key, value, timestamp, windows)`` runs for every element,
-    # with its lookups bound once; it returns whether the key is new to this grouping.
-
-    def _window_adder(self):
-        keys, combiner, at_end = self._keys, self.combiner, self._at_end
-        aggregation = self.aggregation
-        add, create, failed = aggregation.adder(), aggregation.create, aggregation.failed
-
-        def add_value(key, value, timestamp, windows):
-            slots = keys.get(key)
-            opened = slots is None
-            if opened:
-                slots = keys[key] = {}
-            for window in windows:
-                slot = slots.get(window)
-                try:
-                    if slot is None:
-                        time = None if at_end else output_time(combiner, window, timestamp)
-                        slots[window] = [add(create(), value), time]
-                        continue
-                    slot[0] = add(slot[0], value)
-                except UserCodeError:
-                    raise
-                except Exception as error:
-                    raise failed(value, error) from error
-                if not at_end:
-                    slot[1] = combine_output_times(combiner, slot[1],
-                                                   output_time(combiner, window, timestamp))
-            return opened
-
-        return add_value
-
-    def _session_adder(self):
-        keys, combiner, at_end = self._keys, self.combiner, self._at_end
+    def _chunk_adder(self):
+        """``add_chunk(pairs, timestamps, windows)``: adds a chunk of elements in columns, each
+        a ``(key, value)`` pair; returns the indexes of those whose key was new. It runs for
+        every element, so its look-ups are bound once."""
+        keys, combiner, at_end, sessions = self._keys, self.combiner, self._at_end, self._sessions
         aggregation, merge_slots = self.aggregation, self._merge_slots
         add, create, failed = aggregation.adder(), aggregation.create, aggregation.failed
 
-        def add_value(key, value, timestamp, windows):
-            sessions = keys.get(key)
-            opened = sessions is None
-            if opened:
-                sessions = keys[key] = SessionSlots()
-            slots = sessions.slots
-            for window in windows:
-                index = sessions.place(window.start, window.end, merge_slots)
-                slot = slots[index]
-                try:
-                    if slot is None:
-                        time = None if at_end else output_time(combiner, window, timestamp)
-                        slots[index] = [add(create(), value), time]
-                        continue
-                    slot[0] = add(slot[0], value)
-                except UserCodeError:
-                    raise
-                except Exception as error:
-                    raise failed(value, error) from error
-                if not at_end:
-                    slot[1] = combine_output_times(combiner, slot[1],
-                                                   output_time(combiner, window, timestamp))
+        def add_chunk(pairs, timestamps, windows_column):
+            opened, value = [], None
+            try:
+                for index, ((key, value), timestamp, windows) in enumerate(
+                        zip(pairs, timestamps, windows_column)):
+                    store = keys.get(key)
+                    if store is None:
+                        store = keys[key] = SessionSlots() if sessions else {}
+                        opened.append(index)
+                    for window in windows:
+                        if sessions:
+                            slots, at = store.slots, store.place(window.start, window.end,
+                                                                 merge_slots)
+                            slot = slots[at]
+                        else:
+                            slots, at = store, window
+                            slot = store.get(window)
+                        if slot is None:
+                            time = None if at_end else output_time(combiner, window, timestamp)
+                            slots[at] = [add(create(), value), time]
+                            continue
+                        slot[0] = add(slot[0], value)
+                        if not at_end:
+                            slot[1] = combine_output_times(combiner, slot[1],
+                                                           output_time(combiner, window, timestamp))
+            except UserCodeError:
+                raise
+            except Exception as error:
+                raise failed(value, error) from error
             return opened
 
-        return add_value
+        return add_chunk
 
     # -- partial groupings ------------------------------------------------------------------------
 
@@ -156,6 +131,7 @@ class BatchGrouping:
                 mine[window] = slot if known is None else self._merge_slots([known, slot])
 
     def merge_from(self, other: "BatchGrouping") -> None:
+        """Folds in all of ``other``'s keys."""
         for key, partial in other.partials():
             self.merge_partial(key, partial)
 

@@ -43,7 +43,8 @@ def test_batch_grouping_matches_the_driver(records, window_fn, combiner, latenes
                 + driver.advance_processing_time(MAX_TIMESTAMP)]
     batch, other = BatchGrouping(strategy, aggregation), BatchGrouping(strategy, aggregation)
     for index, (key, wv) in enumerate(keyed):
-        (batch if index < split else other).add(key, wv)
+        (batch if index < split else other).add_chunk([(key, wv.value)], [wv.timestamp],
+                                                      [wv.windows])
     batch.merge_from(other)
     assert _canonical(batch.panes()) == _canonical(expected)
 
