@@ -14,8 +14,10 @@ appends the output's index.
 
 from __future__ import annotations
 
-from itertools import chain, repeat
-from typing import NamedTuple, Sequence
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, chain, repeat
+from typing import NamedTuple
 
 from panes.errors import UserCodeError
 from panes.pvalue import TaggedOutput
@@ -44,11 +46,48 @@ class Chunk(NamedTuple):
         """The columns of ``windowed_values`` (at least one), at ``positions``."""
         return cls(positions, *zip(*windowed_values))
 
-    def repeated(self, counts: list, positions: list) -> "Chunk":
-        """Each element ``counts[i]`` times (what a FlatMap's outputs inherit), at
-        ``positions``."""
-        return Chunk(positions, *(list(chain.from_iterable(map(repeat, column, counts)))
-                                  for column in self[1:]))
+    def repeated(self, counts: list) -> "Chunk":
+        """Each element ``counts[i]`` times, the k-th copy at ``(*position, k)``: what a
+        FlatMap's outputs inherit."""
+        ends = list(accumulate(counts))
+        return Chunk(Expanded(self.positions, ends, True),
+                     *(Expanded(column, ends) for column in self[1:]))
+
+
+class Expanded(Sequence):
+    """A column of a FlatMap's outputs, made from its inputs' column: the i-th input's entry
+    once per output of it, or for positions, ``(*position, k)`` for its k-th output. Built whole
+    only when read whole; one entry is found by bisection (a grouping reads positions only
+    where a key first arrives, and no pane at all)."""
+
+    __slots__ = ("_column", "_ends", "_nested", "_entries")
+
+    def __init__(self, column: Sequence, ends: list, nested: bool = False):
+        self._column, self._ends, self._nested, self._entries = column, ends, nested, None
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, index):
+        if self._entries is not None or not isinstance(index, int):
+            return self.entries()[index]
+        if index < 0:
+            index += len(self)
+        source = bisect_right(self._ends, index)
+        if not self._nested:
+            return self._column[source]
+        return (*self._column[source], index - (self._ends[source - 1] if source else 0))
+
+    def __iter__(self):
+        return iter(self.entries())
+
+    def entries(self) -> list:
+        if self._entries is None:
+            counts = [end - start for start, end in zip([0, *self._ends], self._ends)]
+            self._entries = ([(*position, index) for position, count in zip(self._column, counts)
+                              for index in range(count)] if self._nested else
+                             list(chain.from_iterable(map(repeat, self._column, counts))))
+        return self._entries
 
 
 def fusable(node) -> bool:
@@ -114,10 +153,7 @@ class ParDoStage:
                 raise UserCodeError(label, value, error) from error
             items = list(chain.from_iterable(results))
             if items:
-                counts = list(map(len, results))
-                positions = [(*position, index) for position, count in zip(chunk.positions, counts)
-                             for index in range(count)]
-                down(_outputs(runner, chunk.repeated(counts, positions), items))
+                down(_outputs(runner, chunk.repeated(list(map(len, results))), items))
 
         return push
 

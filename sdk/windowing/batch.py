@@ -9,6 +9,8 @@ take it as a fast path: the direct runner for speed, the Spark runner for combin
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from panes.errors import UserCodeError
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import DefaultTrigger
@@ -77,11 +79,14 @@ class BatchGrouping:
 
         def add_chunk(pairs, timestamps, windows_column):
             opened, value = [], None
+            if at_end:  # the window's end is the output time: timestamps are not read
+                timestamps = repeat(None)
             try:
                 for index, ((key, value), timestamp, windows) in enumerate(
                         zip(pairs, timestamps, windows_column)):
-                    store = keys.get(key)
-                    if store is None:
+                    try:
+                        store = keys[key]
+                    except KeyError:
                         store = keys[key] = SessionSlots() if sessions else {}
                         opened.append(index)
                     for window in windows:
