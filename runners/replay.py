@@ -74,6 +74,11 @@ def _clock_position(step: int) -> int:
     return _position(step, 2 if step == END_STEP else 0)
 
 
+def _last_bundle_step_before(position) -> float:
+    """The last step whose bundle comes at or before ``position`` (inf: the end)."""
+    return math.inf if position == math.inf else (position - 1) // 4
+
+
 class _Clock:
     """One clock's advances in the log: positions and times, both strictly increasing (an
     advance that does not move the clock forward does nothing)."""
@@ -116,9 +121,9 @@ class Replay:
 
 def replay_grouping(strategy, aggregation, elements: dict, watermarks: list,
                     clock: list) -> Replay:
-    """Replays ``elements`` — each key's ``(step, WindowedValue)``s in step order, the keys in
-    the order of their first arrival — against the input ``watermarks`` and processing-time
-    ``clock`` advances (both step-ordered)."""
+    """Replays ``elements`` — each key's ``(step, value, timestamp, windows, pane)`` records
+    in step order, the keys in the order of their first arrival — against the input
+    ``watermarks`` and processing-time ``clock`` advances (both step-ordered)."""
     counters = Counters()
     replayer = _KeyReplay(strategy, aggregation, counters, _Clock(watermarks, _watermark_position),
                           _Clock(clock, _clock_position))
@@ -156,11 +161,15 @@ class _KeyReplay:
                 driver = self._catch_up(position)
                 still_until = min(self.watermark.next_advance(position),
                                   self.clock.next_advance(position))
-            if end == start + 1 and driver.absorb(values[start][1]):
-                if driver.min_hold() != self.hold:
-                    self._note_hold(step)
-            else:
-                self._settle(step, driver.process_bundle([wv for _, wv in values[start:end]]))
+            if end == start + 1:
+                stop = driver.absorb_run(values, start, _last_bundle_step_before(still_until))
+                if stop > start:
+                    if driver.min_hold() != self.hold:
+                        self._note_hold(values[stop - 1][0])
+                    start = stop
+                    continue
+            self._settle(step, driver.process_bundle(
+                [WindowedValue(*record[1:]) for record in values[start:end]]))
             start = end
         self._fire_timers_before(None)
 

@@ -8,7 +8,6 @@ from panes.testing.capture import CaptureSink
 from panes.timestamp import MAX_TIMESTAMP
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
-from panes.window import WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.runners.sources import source_stream, test_stream_stream
@@ -137,7 +136,7 @@ def _run_grouping(node, inputs, ctx, aggregation):
         for wv in event.elements:
             key, value = key_value(label, kind, wv.value)
             elements.setdefault(key, []).append(
-                (event.step, WindowedValue(value, wv.timestamp, wv.windows, wv.pane)))
+                (event.step, value, wv.timestamp, wv.windows, wv.pane))
     with ctx.metrics_for(label):
         replay = replay_grouping(strategy, aggregation, elements, watermarks, ctx.clock.events)
     replay.counters.report(ctx.metrics, label)

@@ -13,7 +13,6 @@ from operator import itemgetter
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
-from panes.window import WindowedValue
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, batch_panes, is_batch_exact
 from panes.windowing.key_driver import Counters
@@ -185,11 +184,11 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         records_of = _by_key(pairs)
         if not records_of:
             return
-        first, elements = {}, {}  # each key's first position and (step, wv)s
+        first, elements = {}, {}  # each key's first position and elements
         for key in list(records_of):
             records = records_of.pop(key)  # freed as the elements are built
             first[key] = records[0][0]
-            elements[key] = [(position[0], WindowedValue(value, timestamp, windows, pane))
+            elements[key] = [(position[0], value, timestamp, windows, pane)
                              for position, value, timestamp, windows, pane in records]
         container = MetricsContainer()
         token = metrics_scope(container, label)

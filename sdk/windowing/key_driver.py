@@ -130,24 +130,40 @@ class KeyDriver:
                 self._process_elements(group, emissions)
         return emissions
 
-    def absorb(self, wv: WindowedValue) -> bool:
-        """``process_bundle([wv])`` for an element whose window's trigger is known to stay
-        quiet (no pane, no timer, only counting); False, doing nothing, when that is not known.
-        Most elements of a busy window are such, and skip the trigger tree."""
-        windows = wv.windows
-        state = self.windows.get(windows[0]) if len(windows) == 1 else None
-        quiet = None if state is None else state.quiet
-        if quiet is None or quiet.budget < 1 or quiet.epoch != self._epoch:
-            return False
-        quiet.budget -= 1
-        if not quiet.holds_settled:
-            self._pane_output_watermark = self.output_watermark()
-            self._add_holds(state, windows[0], wv.timestamp, quiet.gc_time)
-        self._add_contents(state, wv)
-        values = state.trigger.values
-        for node in quiet.counters:
-            values[node] = values.get(node, 0) + 1
-        return True
+    def absorb_run(self, elements: list, start: int, last_step: int) -> int:
+        """``process_bundle([WindowedValue(value, timestamp, windows, pane)])`` for each of
+        ``elements[start:]`` — ``(step, value, timestamp, windows, pane)``, steps increasing —
+        that is alone at its step, up to ``last_step`` (no clock moves before it),
+        as long as its window's trigger is known to stay quiet (no pane, no timer, only
+        counting). Most elements of a busy window are such, and skip the trigger tree. Stops
+        at the first element that is not, or right after one that moved the key's earliest
+        hold (for the caller to note at its step); returns where it stopped."""
+        states, epoch, add = self.windows, self._epoch, self.contents.add
+        hold, count, index = self.min_hold(), len(elements), start
+        while index < count:
+            step, value, timestamp, windows, _ = elements[index]
+            if step > last_step or (index + 1 < count and elements[index + 1][0] == step):
+                break
+            state = states.get(windows[0]) if len(windows) == 1 else None
+            quiet = None if state is None else state.quiet
+            if quiet is None or quiet.budget < 1 or quiet.epoch != epoch:
+                break
+            index += 1
+            quiet.budget -= 1
+            self._arrivals += 1
+            state.contents = add(state.contents, value, timestamp, self._arrivals)
+            state.has_new_elements = True
+            state.size += 1
+            state.unfired += 1
+            values = state.trigger.values
+            for node in quiet.counters:
+                values[node] = values.get(node, 0) + 1
+            if not quiet.holds_settled:
+                self._pane_output_watermark = self.output_watermark()
+                self._add_holds(state, windows[0], timestamp, quiet.gc_time)
+                if self.min_hold() != hold:
+                    break
+        return index
 
     def advance_input_watermark(self, watermark: int) -> list:
         return self._advance(EVENT_TIME, max(self.input_watermark, watermark))

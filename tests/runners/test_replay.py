@@ -10,7 +10,7 @@ from panes.timestamp import MAX_TIMESTAMP, MICROS_PER_SECOND
 from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessingTime,
                            AfterWatermark, ContinuousEventTimeTrigger, CountTrigger, Repeatedly)
 from panes.window import (AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
-                          TimestampCombiner, WindowedValue)
+                          PANE_NO_FIRING, TimestampCombiner, WindowedValue)
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.driver import LATE, MAIN, WindowingDriver
 from panes.windowing.strategy import WindowingStrategy
@@ -59,7 +59,7 @@ def event_logs(draw, strategy):
                     min_size=1, max_size=4)):
                 time = seconds * S
                 windows = tuple(strategy.window_fn.assign(AssignContext(time, value)))
-                elements.setdefault(key, []).append((step, WindowedValue(value, time, windows)))
+                elements.setdefault(key, []).append((step, value, time, windows, PANE_NO_FIRING))
         if advances():
             watermark += draw(st.integers(0, 8 * spread // 30)) * S
             watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
@@ -83,8 +83,9 @@ def stepped(strategy, elements, watermarks, clock):
         for event in stream:
             events.setdefault(event.step, []).append((_order(kind, event.step), event))
     for key, values in elements.items():
-        for step, wv in values:
-            events.setdefault(step, []).append((_order("bundle", step), (key, wv)))
+        for step, *windowed_value in values:
+            events.setdefault(step, []).append((_order("bundle", step),
+                                                (key, WindowedValue(*windowed_value))))
     main, late, output_watermarks = [], [], []
     output, idle = (driver.output_watermark(), False), False
     for step in sorted(events):
@@ -130,11 +131,27 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     elements of a bundle in between must count as well, so the fourth element fires."""
     strategy = WindowingStrategy(FixedWindows(4), trigger=AfterWatermark(early=AfterCount(4)))
     window = strategy.window_fn.assign(AssignContext(0, None))[0]
-    element = WindowedValue(1, 0, (window,))
-    elements = {"a": [(1, element), (2, element), (2, element), (3, element)]}
+    elements = {"a": [(step, 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
     watermarks = [Watermark(END_STEP, MAX_TIMESTAMP)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
     replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
     assert [(step, wv.value) for step, _, wv in replay.main] == [(3, ("a", [1, 1, 1, 1])),
                                                                  (END_STEP, ("a", []))]
     assert replay.main == stepped(strategy, elements, watermarks, clock)[0]
+
+
+def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step():
+    """Under OUTPUT_AT_LATEST a later element moves its window's hold later, and with it the
+    output watermark: at the element's own step, also among lone elements that only count."""
+    strategy = WindowingStrategy(FixedWindows(10), trigger=AfterWatermark(early=AfterCount(5)),
+                                 timestamp_combiner=TimestampCombiner.OUTPUT_AT_LATEST)
+    window = strategy.window_fn.assign(AssignContext(0, None))[0]
+    elements = {"a": [(step, 1, seconds * S, (window,), PANE_NO_FIRING)
+                      for step, seconds in ((1, 5), (3, 6), (4, 7), (5, 8))]}
+    watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_TIMESTAMP)]
+    clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
+    replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
+    # Held at 5 s by the first element, then 6 s and 7 s by the next two, then +inf.
+    assert [(w.step, w.time) for w in replay.watermarks[:3]] == [(2, 5 * S), (3, 6 * S),
+                                                                 (4, 7 * S)]
+    assert replay.watermarks == stepped(strategy, elements, watermarks, clock)[2]
