@@ -121,9 +121,10 @@ class Replay:
 
 def replay_grouping(strategy, aggregation, elements: dict, watermarks: list,
                     clock: list) -> Replay:
-    """Replays ``elements`` — each key's ``(step, value, timestamp, windows, pane)`` records
-    in step order, the keys in the order of their first arrival — against the input
-    ``watermarks`` and processing-time ``clock`` advances (both step-ordered)."""
+    """Replays ``elements`` — each key's ``(position, value, timestamp, windows, pane)``
+    records in position order, where ``position[0]`` is the event-log step, the keys in the
+    order of their first arrival — against the input ``watermarks`` and processing-time
+    ``clock`` advances (both step-ordered)."""
     counters = Counters()
     replayer = _KeyReplay(strategy, aggregation, counters, _Clock(watermarks, _watermark_position),
                           _Clock(clock, _clock_position))
@@ -150,9 +151,9 @@ class _KeyReplay:
         self.driver, self.hold = None, None
         start, count, still_until = 0, len(values), -1
         while start < count:
-            step = values[start][0]
+            step = values[start][0][0]
             end = start + 1
-            while end < count and values[end][0] == step:
+            while end < count and values[end][0][0] == step:
                 end += 1
             position = _bundle_position(step)
             if position > still_until or self.driver is None:
@@ -165,7 +166,7 @@ class _KeyReplay:
                 stop = driver.absorb_run(values, start, _last_bundle_step_before(still_until))
                 if stop > start:
                     if driver.min_hold() != self.hold:
-                        self._note_hold(values[stop - 1][0])
+                        self._note_hold(values[stop - 1][0][0])
                     start = stop
                     continue
             self._settle(step, driver.process_bundle(

@@ -136,7 +136,7 @@ def _run_grouping(node, inputs, ctx, aggregation):
         for wv in event.elements:
             key, value = key_value(label, kind, wv.value)
             elements.setdefault(key, []).append(
-                (event.step, value, wv.timestamp, wv.windows, wv.pane))
+                ((event.step,), value, wv.timestamp, wv.windows, wv.pane))
     with ctx.metrics_for(label):
         replay = replay_grouping(strategy, aggregation, elements, watermarks, ctx.clock.events)
     replay.counters.report(ctx.metrics, label)

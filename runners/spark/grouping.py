@@ -25,6 +25,7 @@ from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.shuffle import Buckets, shuffled
 
 CONTROL = "__control__"
+_key, _value = itemgetter(0), itemgetter(1)
 
 
 def plan_group_by_key(node, inputs, plan) -> dict:
@@ -66,10 +67,9 @@ def _shuffled_by_key(source, node, plan):
             add_all = buckets.add_all
 
             def push(chunk):
-                add_all([(key, (position, value, timestamp, windows, pane))
-                         for (key, value), position, timestamp, windows, pane
-                         in zip(key_values(label, kind, chunk.values), chunk.positions,
-                                chunk.timestamps, chunk.windows, chunk.panes)])
+                pairs = key_values(label, kind, chunk.values)
+                add_all(map(_key, pairs), zip(chunk.positions, map(_value, pairs),
+                                              chunk.timestamps, chunk.windows, chunk.panes))
 
             self.push = push
 
@@ -119,34 +119,35 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
         def finish(self):
             self.cell[1] = label  # merging windows runs the combiner
             buckets, first = Buckets(partitions), self.first
-            buckets.add_all([(key, (first[key], partial))
-                             for key, partial in self.grouping.partials()])
+            partials = dict(self.grouping.partials())
+            buckets.add_all(partials, [(first[key], partial) for key, partial in partials.items()])
             return buckets.finish()
 
-    def combine(pairs):
+    def combine(groups):
         """Merges each key's partial groupings and emits its panes."""
         grouping, first = BatchGrouping(strategy, aggregation), {}
-        for key, (key_first, partial) in pairs:
-            grouping.merge_partial(key, partial)
-            known = first.get(key)
-            if known is None or key_first < known:
-                first[key] = key_first
+        for key, partials in groups:
+            for key_first, partial in partials:
+                grouping.merge_partial(key, partial)
+                known = first.get(key)
+                if known is None or key_first < known:
+                    first[key] = key_first
         return _batch_outputs(grouping, first, end_step)
 
     partials = source.work().run(Partial, plan.metrics_accumulator, f"{label} (partial)")
     return worker_output(shuffled(partials, partitions).mapPartitions(worker_generator(combine)))
 
 
-def _by_key(pairs) -> dict:
-    """A partition's pairs as each key's ``(position, ...)`` records in position order, the keys
-    in the order of their first position."""
+def _by_key(groups) -> dict:
+    """A partition's ``(key, records)`` as each key's ``(position, ...)`` records in position
+    order, the keys in the order of their first position."""
     records_of: dict = {}
-    for key, record in pairs:
-        records = records_of.get(key)
-        if records is None:
-            records_of[key] = [record]
+    for key, records in groups:
+        known = records_of.get(key)
+        if known is None:
+            records_of[key] = records
         else:
-            records.append(record)
+            known.extend(records)
     for records in records_of.values():
         records.sort(key=itemgetter(0))
     return dict(sorted(records_of.items(), key=lambda item: item[1][0][0]))
@@ -180,16 +181,11 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
     timeline = plan.broadcast(source.timeline)
     clock = plan.broadcast(plan.clock_events)
 
-    def run(pairs):
-        records_of = _by_key(pairs)
-        if not records_of:
+    def run(groups):
+        elements = _by_key(groups)
+        if not elements:
             return
-        first, elements = {}, {}  # each key's first position and elements
-        for key in list(records_of):
-            records = records_of.pop(key)  # freed as the elements are built
-            first[key] = records[0][0]
-            elements[key] = [(position[0], value, timestamp, windows, pane)
-                             for position, value, timestamp, windows, pane in records]
+        first = {key: records[0][0] for key, records in elements.items()}
         container = MetricsContainer()
         token = metrics_scope(container, label)
         try:

@@ -2,8 +2,10 @@
 
 PySpark's ``partitionBy`` runs a Python loop per pair (hash, bucket, batch) before it pickles,
 and its reduce side merges outside the loops that pause the cycle collector. Here the map side
-sorts pairs into a bucket per destination partition and ships each full bucket as one pickled
-record, so Spark moves batches, and the reduce side unpickles them where its consumer runs.
+sorts pairs into a bucket per destination partition, each bucket holding a list of values per
+key, and ships each full bucket as one pickled record: Spark moves batches, and the reduce side
+unpickles them where its consumer runs and takes each key's values as one list (unpickling a
+value in a key's list costs less than half what a ``(key, value)`` pair does).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pyspark.rdd import portable_hash
 
 from panes.runners.spark.serializer import dumps
 
-BATCH = 1024  # pairs a bucket ships as one record
+BATCH = 1024  # values a bucket ships as one record
 KEYS_REMEMBERED = 65536  # keys whose partition a map side remembers
 
 
@@ -26,27 +28,31 @@ def key_hash(key) -> int:
 
 
 class Buckets:
-    """A map side's pairs, a bucket per partition; ``add_all(pairs)`` files ``(key, value)``
-    pairs, and full buckets wait in ``drain()`` as ``(partition, pickled pairs)`` records, the
+    """A map side's pairs, a bucket per partition; ``add_all(keys, values)`` files pairs, and
+    full buckets wait in ``drain()`` as ``(partition, pickled {key: [values]})`` records, the
     rest in ``finish()``."""
 
     def __init__(self, partitions: int):
-        out, buckets, partition_of = [], [[] for _ in range(partitions)], {}
+        out, buckets, partition_of = [], [{} for _ in range(partitions)], {}
+        sizes = [0] * partitions
         self._out, self._buckets = out, buckets
 
-        def add_all(pairs):
-            for pair in pairs:
-                key = pair[0]
+        def add_all(keys, values):
+            for key, value in zip(keys, values):
                 partition = partition_of.get(key)
                 if partition is None:
                     if len(partition_of) >= KEYS_REMEMBERED:
                         partition_of.clear()
                     partition = partition_of[key] = key_hash(key) % partitions
                 bucket = buckets[partition]
-                bucket.append(pair)
-                if len(bucket) == BATCH:
-                    out.append((partition, _pickled(bucket)))
-                    bucket.clear()
+                try:
+                    bucket[key].append(value)
+                except KeyError:
+                    bucket[key] = [value]
+                sizes[partition] += 1
+                if sizes[partition] == BATCH:
+                    out.append((partition, dumps(bucket)))
+                    buckets[partition], sizes[partition] = {}, 0
 
         self.add_all = add_all
 
@@ -58,16 +64,13 @@ class Buckets:
         yield from self.drain()
         for partition, bucket in enumerate(self._buckets):
             if bucket:
-                yield partition, _pickled(bucket)
+                yield partition, dumps(bucket)
 
 
 def shuffled(batches, partitions: int):
-    """The pairs of ``batches`` (``Buckets`` records), each in its key's partition."""
+    """``(key, values)`` of ``batches`` (``Buckets`` records), each in its key's partition; a
+    key's values may come in several such lists."""
     return batches.partitionBy(partitions, _partition).flatMap(_unpickled)
-
-
-def _pickled(pairs: list) -> bytes:
-    return dumps(pairs)
 
 
 def _partition(partition: int) -> int:
@@ -75,4 +78,4 @@ def _partition(partition: int) -> int:
 
 
 def _unpickled(batch):
-    return pickle.loads(batch[1])
+    return pickle.loads(batch[1]).items()

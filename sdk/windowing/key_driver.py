@@ -132,8 +132,9 @@ class KeyDriver:
 
     def absorb_run(self, elements: list, start: int, last_step: int) -> int:
         """``process_bundle([WindowedValue(value, timestamp, windows, pane)])`` for each of
-        ``elements[start:]`` — ``(step, value, timestamp, windows, pane)``, steps increasing —
-        that is alone at its step, up to ``last_step`` (no clock moves before it),
+        ``elements[start:]`` — ``(position, value, timestamp, windows, pane)``, where
+        ``position[0]``, the step, increases — that is alone at its step, up to ``last_step``
+        (no clock moves before it),
         as long as its window's trigger is known to stay quiet (no pane, no timer, only
         counting). Most elements of a busy window are such, and skip the trigger tree. Stops
         at the first element that is not, or right after one that moved the key's earliest
@@ -141,8 +142,9 @@ class KeyDriver:
         states, epoch, add = self.windows, self._epoch, self.contents.add
         hold, count, index = self.min_hold(), len(elements), start
         while index < count:
-            step, value, timestamp, windows, _ = elements[index]
-            if step > last_step or (index + 1 < count and elements[index + 1][0] == step):
+            position, value, timestamp, windows, _ = elements[index]
+            step = position[0]
+            if step > last_step or (index + 1 < count and elements[index + 1][0][0] == step):
                 break
             state = states.get(windows[0]) if len(windows) == 1 else None
             quiet = None if state is None else state.quiet

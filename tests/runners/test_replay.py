@@ -59,7 +59,8 @@ def event_logs(draw, strategy):
                     min_size=1, max_size=4)):
                 time = seconds * S
                 windows = tuple(strategy.window_fn.assign(AssignContext(time, value)))
-                elements.setdefault(key, []).append((step, value, time, windows, PANE_NO_FIRING))
+                elements.setdefault(key, []).append(
+                    ((step,), value, time, windows, PANE_NO_FIRING))
         if advances():
             watermark += draw(st.integers(0, 8 * spread // 30)) * S
             watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
@@ -83,7 +84,7 @@ def stepped(strategy, elements, watermarks, clock):
         for event in stream:
             events.setdefault(event.step, []).append((_order(kind, event.step), event))
     for key, values in elements.items():
-        for step, *windowed_value in values:
+        for (step, *_), *windowed_value in values:
             events.setdefault(step, []).append((_order("bundle", step),
                                                 (key, WindowedValue(*windowed_value))))
     main, late, output_watermarks = [], [], []
@@ -131,7 +132,7 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     elements of a bundle in between must count as well, so the fourth element fires."""
     strategy = WindowingStrategy(FixedWindows(4), trigger=AfterWatermark(early=AfterCount(4)))
     window = strategy.window_fn.assign(AssignContext(0, None))[0]
-    elements = {"a": [(step, 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
+    elements = {"a": [((step,), 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
     watermarks = [Watermark(END_STEP, MAX_TIMESTAMP)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
     replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
@@ -146,7 +147,7 @@ def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step()
     strategy = WindowingStrategy(FixedWindows(10), trigger=AfterWatermark(early=AfterCount(5)),
                                  timestamp_combiner=TimestampCombiner.OUTPUT_AT_LATEST)
     window = strategy.window_fn.assign(AssignContext(0, None))[0]
-    elements = {"a": [(step, 1, seconds * S, (window,), PANE_NO_FIRING)
+    elements = {"a": [((step,), 1, seconds * S, (window,), PANE_NO_FIRING)
                       for step, seconds in ((1, 5), (3, 6), (4, 7), (5, 8))]}
     watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_TIMESTAMP)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
