@@ -14,7 +14,7 @@ from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import BatchGrouping, batch_panes, is_batch_exact
+from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.key_driver import Counters
 from panes.runners.eventlog import Watermark, by_step
 from panes.runners.replay import key_values, replay_grouping
@@ -169,10 +169,9 @@ def _batch_partition(strategy, aggregation, end_step):
 def _batch_outputs(grouping, first: dict, end_step: int):
     """A batch grouping's panes as ``(position, WindowedValue)`` records, in position order
     (so the driver's sort merges a few sorted runs); ``first``: each key's first position."""
-    pane_of = batch_panes(grouping.strategy.allowed_lateness.micros)
     for key in sorted(grouping.keys(), key=first.__getitem__):
         prefix = key_prefix(end_step, first[key])
-        for index, wv in enumerate(grouping.key_panes(key, pane_of)):
+        for index, wv in enumerate(grouping.key_panes(key)):
             yield (*prefix, index), wv
 
 

@@ -39,7 +39,7 @@ from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
 from panes.runners.spark.dataframe import DataFrameSource
-from panes.runners.spark.positions import grouped
+from panes.runners.spark.positions import key_prefix
 from panes.runners.spark.sources import reads_natively
 
 SQL_AGGREGATION = "sql_aggregation"
@@ -193,13 +193,13 @@ def output_records(aggregation: SqlAggregation, table) -> list:
     records, box = [], WindowedValue._make
     for first, run, end_of_run in sorted(runs):
         source_position = (FIRST_STEP, first >> INDEX_BITS, first & ((1 << INDEX_BITS) - 1))
-        key_position = grouped(END_STEP, source_position, 0)[:-1]  # then the key's index
+        key_position = key_prefix(END_STEP, source_position)  # then the key's index
         for index, row in enumerate(range(run, end_of_run)):
             start, end = starts[row], ends[row]
             windows_pane = shared.get((start, end)) if shared is not None else None
             if windows_pane is None:
                 window = IntervalWindow(start, end)
-                windows_pane = ((window,), pane_of(window))
+                windows_pane = ((window,), pane_of(end - 1))
                 if shared is not None:
                     shared[(start, end)] = windows_pane
             records.append(((*key_position, index),

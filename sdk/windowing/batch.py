@@ -14,8 +14,8 @@ from itertools import repeat
 from panes.errors import UserCodeError
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import DefaultTrigger
-from panes.window import (IntervalWindow, MergeContext, Sessions, TimestampCombiner,
-                          WindowedValue, window_order)
+from panes.window import (MergeContext, Sessions, TimestampCombiner, WindowedValue,
+                          interval_window, window_order)
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
 from panes.windowing.key_driver import garbage_collection_time
@@ -31,14 +31,14 @@ def is_batch_exact(strategy) -> bool:
 
 
 def batch_panes(allowed_lateness: int):
-    """``pane_of(window)``: the one pane a default-trigger grouping emits for ``window`` over
-    batch input: ON_TIME, first, and last when the window is garbage-collected at its end (no
-    allowed lateness). Only being last varies, so two PaneInfo objects serve every window."""
+    """``pane_of(max_timestamp)``: the one pane a default-trigger grouping emits over batch
+    input for a window that ends at ``max_timestamp``: ON_TIME, first, and last when the window
+    is garbage-collected at its end (no allowed lateness). Only being last varies, so two
+    PaneInfo objects serve every window."""
     panes: dict = {}
 
-    def pane_of(window):
-        max_timestamp = window.max_timestamp()
-        is_final = garbage_collection_time(window, allowed_lateness) == max_timestamp
+    def pane_of(max_timestamp):
+        is_final = garbage_collection_time(max_timestamp, allowed_lateness) == max_timestamp
         pane = panes.get(is_final)
         if pane is None:
             pane = panes[is_final] = next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP,
@@ -67,6 +67,10 @@ class BatchGrouping:
         self._sessions = (isinstance(strategy.window_fn, Sessions)
                           and isinstance(aggregation, CombineFnAggregation))
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
+        self._pane_of = batch_panes(strategy.allowed_lateness.micros)
+        # One windows tuple per distinct window, across keys: pickling ships a repeated one
+        # once. (Sessions are all distinct.)
+        self._windows_of = None if self._sessions else {}
         self.add_chunk = self._chunk_adder()
 
     def _chunk_adder(self):
@@ -155,15 +159,13 @@ class BatchGrouping:
     def panes(self) -> list:
         """The ON_TIME pane of every key and window, in canonical order: keys as they first
         arrived, then windows by ``window_order``."""
-        pane_of = batch_panes(self.strategy.allowed_lateness.micros)
-        return [wv for key in self._keys for wv in self.key_panes(key, pane_of)]
+        return [wv for key in self._keys for wv in self.key_panes(key)]
 
-    def key_panes(self, key, pane_of) -> list:
-        """The key's ON_TIME panes, its windows merged, in window order; ``pane_of`` is a
-        ``batch_panes`` function (one serves every key)."""
-        at_end, aggregation = self._at_end, self.aggregation
-        extract = aggregation.extractor()
-        panes, windows_of = [], {}
+    def key_panes(self, key) -> list:
+        """The key's ON_TIME panes, its windows merged, in window order."""
+        at_end, aggregation, pane_of = self._at_end, self.aggregation, self._pane_of
+        extract, windows_of = aggregation.extractor(), self._windows_of
+        panes = []
         for window, (accumulator, timestamp) in self._ordered_slots(key):
             try:
                 output = extract(accumulator)
@@ -171,17 +173,17 @@ class BatchGrouping:
                 raise
             except Exception as error:
                 raise aggregation.extract_failed(accumulator, error) from error
-            # One windows tuple per distinct window: pickling ships a repeated one once.
-            windows = windows_of.get(window) or windows_of.setdefault(window, (window,))
-            panes.append(WindowedValue((key, output),
-                                       window.max_timestamp() if at_end else timestamp,
-                                       windows, pane_of(window)))
+            windows = ((window,) if windows_of is None else
+                       windows_of.get(window) or windows_of.setdefault(window, (window,)))
+            max_timestamp = window.max_timestamp()
+            panes.append(WindowedValue((key, output), max_timestamp if at_end else timestamp,
+                                       windows, pane_of(max_timestamp)))
         return panes
 
     def _ordered_slots(self, key):
         slots = self._keys[key]
         if self._sessions:
-            return zip(map(IntervalWindow, slots.starts, slots.ends), slots.slots)
+            return zip(map(interval_window, zip(slots.starts, slots.ends)), slots.slots)
         self._merge_windows(key)
         return sorted(slots.items(), key=lambda item: window_order(item[0]))
 

@@ -78,12 +78,12 @@ class Counters:
                 metrics.inc(step, MetricName("panes", name), getattr(self, name))
 
 
-def garbage_collection_time(window, allowed_lateness: int) -> int:
-    """When a window's state is dropped: its end plus allowed lateness, capped at the end of
-    the global window."""
-    if window.max_timestamp() > GLOBAL_WINDOW_MAX_TIMESTAMP - allowed_lateness:
+def garbage_collection_time(max_timestamp: int, allowed_lateness: int) -> int:
+    """When the state of a window that ends at ``max_timestamp`` is dropped: its end plus
+    allowed lateness, capped at the end of the global window."""
+    if max_timestamp > GLOBAL_WINDOW_MAX_TIMESTAMP - allowed_lateness:
         return GLOBAL_WINDOW_MAX_TIMESTAMP
-    return window.max_timestamp() + allowed_lateness
+    return max_timestamp + allowed_lateness
 
 
 class KeyDriver:
@@ -192,12 +192,12 @@ class KeyDriver:
 
     def _drop_expired(self, wv: WindowedValue, emissions: list) -> Optional[WindowedValue]:
         """Drops the windows an element is too late for (Beam's LateDataDroppingDoFnRunner)."""
-        if all(garbage_collection_time(w, self.lateness) >= self.input_watermark
+        if all(self._gc_time(w) >= self.input_watermark
                for w in wv.windows):
             return wv  # the common case: nothing to drop
         kept = []
         for window in wv.windows:
-            if garbage_collection_time(window, self.lateness) < self.input_watermark:
+            if self._gc_time(window) < self.input_watermark:
                 self.counters.dropped_late += 1
                 emissions.append((LATE, WindowedValue(
                     (self.key, wv.value), wv.timestamp, (window,), PANE_NO_FIRING)))
@@ -319,7 +319,7 @@ class KeyDriver:
     # -- timers ---------------------------------------------------------------------------------
 
     def _gc_time(self, window) -> int:
-        return garbage_collection_time(window, self.lateness)
+        return garbage_collection_time(window.max_timestamp(), self.lateness)
 
     def _schedule_end_of_window_or_gc(self, window, gc_time: int) -> None:
         end = window.max_timestamp()
