@@ -25,6 +25,9 @@ from panes.transforms.dofn_runner import DoFnRunner
 from panes.window import TimestampedValue, WindowedValue
 from panes.runners.windows import assigner
 
+# Elements a chain takes at a time: enough that per-chunk work vanishes, few enough that a
+# chunk's columns stay small.
+CHUNK = 4096
 _SPECIAL = (TaggedOutput, TimestampedValue, WindowedValue)
 # Output types that are plainly values, told apart from _SPECIAL without a look at each.
 _PLAIN = frozenset({str, int, float, bool, bytes, tuple, list, dict, type(None)})

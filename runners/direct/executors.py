@@ -12,7 +12,7 @@ from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
-from panes.runners.fusion import Chain, Chunk, ParDoStage, WindowStage, boxing_sink
+from panes.runners.fusion import CHUNK, Chain, Chunk, ParDoStage, WindowStage, boxing_sink
 from panes.metrics import metrics_cell_scope, reset_metrics_scope
 from panes.runners.replay import as_streams, key_value, key_values, replay_grouping
 
@@ -48,7 +48,7 @@ class PendingStream:
         return stream
 
     def fold(self, ctx, sink, bundle_done=None, watermark=None, cell=None) -> None:
-        """Pushes every bundle through the stages into ``sink`` as one ``Chunk``, calling
+        """Pushes every bundle through the stages into ``sink``, in chunks, calling
         ``bundle_done(step)`` after each bundle and ``watermark(event)`` for watermarks. A
         sink running user code names its step in the metrics ``cell`` it shares with the
         stages (``[ctx.metrics, step]``)."""
@@ -63,8 +63,9 @@ class PendingStream:
                         watermark(event)
                     continue
                 chain.start_bundle()
-                if event.elements:
-                    chain.push(Chunk.of([()] * len(event.elements), event.elements))
+                for start in range(0, len(event.elements), CHUNK):
+                    elements = event.elements[start:start + CHUNK]
+                    chain.push(Chunk.of([()] * len(elements), elements))
                 chain.finish_bundle(lambda index: ())
                 if bundle_done is not None:
                     bundle_done(event.step)

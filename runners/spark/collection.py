@@ -16,13 +16,10 @@ from itertools import islice
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
-from panes.runners.fusion import Chain, Chunk, boxing_sink
+from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
-
-# Records a partition loop feeds through its chain between yields of the boxed results.
-CHUNK = 4096
 
 
 @dataclass(frozen=True)
