@@ -6,19 +6,20 @@ distributed."""
 from __future__ import annotations
 
 import os
+from itertools import chain, islice
 
 from panes.io.files import match_files
 from panes.io.parquet import ParquetSource, read_parquet_file
 from panes.io.text import TextSource, read_lines
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
-from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING, TimestampedValue
-from panes.transforms.source_element import source_value
+from panes.timestamp import MAX_TIMESTAMP
+from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
+from panes.transforms.source_element import source_values
 from panes.watermark import running_maxima, watermark_changes
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
-from panes.runners.fusion import Chunk
+from panes.runners.fusion import CHUNK, Chunk
 from panes.runners.spark.collection import Collection, Pending, from_stream
 from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
 from panes.runners.spark.errors import worker_generator
@@ -104,11 +105,7 @@ def _feed(label, timestamp_fn, starts=None):
             first = record_step(starts[partition])
             positions = [(first + index, 0) for index in indexes]
         count = len(values)
-        if timestamp_fn is None and TimestampedValue not in set(map(type, values)):
-            timestamps = [MIN_TIMESTAMP] * count
-        else:
-            values, timestamps = zip(*[source_value(label, record, timestamp_fn)
-                                       for record in values])
+        values, timestamps = source_values(label, values, timestamp_fn)
         push(Chunk(positions, values, timestamps, [windows] * count, [PANE_NO_FIRING] * count))
         return positions[-1]
 
@@ -121,8 +118,9 @@ def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collectio
     change of the watermark (a prefix scan). The records are then read again where they are
     consumed, each at its step."""
     def summary(partition):
-        return [running_maxima(source_value(label, record, timestamp_fn)[1]
-                               for record in partition)]
+        chunks = iter(lambda: list(islice(partition, CHUNK)), [])
+        return [running_maxima(chain.from_iterable(
+            source_values(label, chunk, timestamp_fn)[1] for chunk in chunks))]
 
     segments = plan.action(label, records.mapPartitions(worker_generator(summary)).collect)
     starts, total = [], 0

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from panes.errors import UserCodeError
-from panes.timestamp import MIN_TIMESTAMP, to_micros
+from panes.timestamp import MICROS_PER_SECOND, MIN_TIMESTAMP, to_micros
 from panes.window import GLOBAL_WINDOW, TimestampedValue, WindowedValue
 
 GLOBAL_WINDOWS = (GLOBAL_WINDOW,)
@@ -15,6 +17,33 @@ def source_element(label: str, record, timestamp_fn=None) -> WindowedValue:
     if timestamp_fn is None and not isinstance(record, TimestampedValue):
         return WindowedValue(record, MIN_TIMESTAMP, GLOBAL_WINDOWS)
     return WindowedValue(*source_value(label, record, timestamp_fn), GLOBAL_WINDOWS)
+
+
+def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
+    """``source_value`` of each of a chunk of records, as ``(values, timestamps)``: the
+    timestamp function runs under C-level ``map``, and whole seconds become micros in one
+    pass."""
+    if any(issubclass(kind, TimestampedValue) for kind in set(map(type, records))):
+        values, timestamps = zip(*[source_value(label, record, timestamp_fn)
+                                   for record in records])
+        return values, timestamps
+    if timestamp_fn is None:
+        return records, [MIN_TIMESTAMP] * len(records)
+    times = _each(label, timestamp_fn, records, records)
+    if set(map(type, times)) == {int}:
+        return records, [time * MICROS_PER_SECOND for time in times]
+    return records, _each(label, to_micros, times, records)
+
+
+def _each(label: str, fn, items: Sequence, records: Sequence) -> list:
+    """``fn`` of each item (under C-level ``map``), or a UserCodeError naming the record whose
+    item failed."""
+    done: list = []
+    try:
+        done.extend(map(fn, items))  # on failure, holds the results before it
+    except Exception as error:
+        raise UserCodeError(label, records[len(done)], error) from error
+    return done
 
 
 def source_value(label: str, record, timestamp_fn=None) -> tuple:
