@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from panes.errors import UserCodeError
 from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import AccumulationMode
 from panes.window import (PANE_NO_FIRING, PaneInfo, PaneInfoTiming, TimestampCombiner,
@@ -139,7 +140,11 @@ class KeyDriver:
         counting). Most elements of a busy window are such, and skip the trigger tree. Stops
         at the first element that is not, or right after one that moved the key's earliest
         hold (for the caller to note at its step); returns where it stopped."""
-        states, epoch, add = self.windows, self._epoch, self.contents.add
+        states, epoch, contents = self.windows, self._epoch, self.contents
+        # An evictor's buffer keeps each element's time and arrival; an aggregation is called
+        # bare (a combiner's add_input itself), its failures wrapped here.
+        evicting = isinstance(contents, EvictingAggregation)
+        add = contents.add if evicting else contents.adder()
         hold, count, index = self.min_hold(), len(elements), start
         while index < count:
             position, value, timestamp, windows, _ = elements[index]
@@ -153,7 +158,13 @@ class KeyDriver:
             index += 1
             quiet.budget -= 1
             self._arrivals += 1
-            state.contents = add(state.contents, value, timestamp, self._arrivals)
+            try:
+                state.contents = (add(state.contents, value, timestamp, self._arrivals) if evicting
+                                  else add(state.contents, value))
+            except UserCodeError:
+                raise
+            except Exception as error:
+                raise contents.failed(value, error) from error
             state.has_new_elements = True
             state.size += 1
             state.unfired += 1
