@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from itertools import accumulate, chain, repeat
 from typing import NamedTuple
 
-from panes.errors import UserCodeError
+from panes.errors import UserCodeError, map_user_fn
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.window import TimestampedValue, WindowedValue
@@ -29,8 +29,6 @@ from panes.runners.windows import assigner
 # chunk's columns stay small.
 CHUNK = 4096
 _SPECIAL = (TaggedOutput, TimestampedValue, WindowedValue)
-# Output types that are plainly values, told apart from _SPECIAL without a look at each.
-_PLAIN = frozenset({str, int, float, bool, bytes, tuple, list, dict, type(None)})
 
 
 class Chunk(NamedTuple):
@@ -76,6 +74,8 @@ class Expanded(Sequence):
             return self.entries()[index]
         if index < 0:
             index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("Expanded index out of range")
         source = bisect_right(self._ends, index)
         if not self._nested:
             return self._column[source]
@@ -128,14 +128,7 @@ class ParDoStage:
 
         def push(chunk):
             cell[1] = label
-            values, items = chunk.values, []
-            try:
-                items.extend(map(call, values))  # on failure, holds the outputs before it
-            except UserCodeError:
-                raise
-            except Exception as error:
-                raise UserCodeError(label, values[len(items)], error) from error
-            down(_outputs(runner, chunk, items))
+            down(_outputs(runner, chunk, map_user_fn(label, call, chunk.values)))
 
         return push
 
@@ -149,7 +142,7 @@ class ParDoStage:
             try:
                 for value in chunk.values:
                     items = call(value)
-                    append(() if items is None else items if type(items) is list else list(items))
+                    append(() if items is None else list(items))
             except UserCodeError:
                 raise
             except Exception as error:
@@ -197,7 +190,7 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
     (its position already the output's): a plain value takes that element's timestamp, windows
     and pane; a TimestampedValue, WindowedValue or TaggedOutput says what it changes."""
     kinds = set(map(type, items))
-    if kinds <= _PLAIN or not any(issubclass(kind, _SPECIAL) for kind in kinds):
+    if not any(issubclass(kind, _SPECIAL) for kind in kinds):
         return inputs._replace(values=items)
     if kinds == {TimestampedValue}:
         return inputs._replace(values=[item.value for item in items],

@@ -46,13 +46,6 @@ def key_values(label: str, kind: str, values):
     return [key_value(label, kind, value) for value in values]
 
 
-def canonical_order(outputs: list, rank: dict) -> list:
-    """A step's outputs ``(key, ...)`` sorted by key rank, then window; emission order otherwise."""
-    if len(outputs) < 2:
-        return outputs
-    return sorted(outputs, key=lambda wv: (rank[wv.value[0]], window_order(wv.windows[0])))
-
-
 # -- where an event sits in the log -------------------------------------------------------------
 # Within a step a record's arrival moves processing time before the record is processed, and
 # the record's watermark follows it; at the end of input the watermark goes to +inf first and

@@ -27,3 +27,21 @@ class UserCodeError(PanesError, RuntimeError):
 
 class RunnerError(PanesError, RuntimeError):
     """A runner cannot start or finish for a reason outside user code (e.g. no Java)."""
+
+
+def map_user_fn(label: str, fn, items, elements=None) -> list:
+    """``fn`` of each item, under C-level ``map``; a failure on the i-th item raises a
+    UserCodeError naming ``elements[i]`` (the item itself by default). ``map`` takes a
+    StopIteration for the end of its input, so one is caught by the count of results."""
+    elements = items if elements is None else elements
+    done: list = []
+    try:
+        done.extend(map(fn, items))  # on failure, holds the results before it
+    except UserCodeError:
+        raise
+    except Exception as error:
+        raise UserCodeError(label, elements[len(done)], error) from error
+    if len(done) < len(items):
+        raise UserCodeError(label, elements[len(done)],
+                            RuntimeError("the function raised StopIteration"))
+    return done

@@ -10,6 +10,7 @@ import panes as beam
 from panes.errors import PipelineConstructionError, UserCodeError, ValidationError
 from panes.ir import validate
 from panes.trigger import AfterCount
+from panes.watermark import WatermarkStrategy
 from panes.window import FixedWindows
 
 
@@ -153,6 +154,32 @@ def test_a_failing_user_function_names_the_transform_and_element(runner):
         p.run()
     assert caught.value.label == "Total"
     assert isinstance(caught.value.cause, TypeError)
+
+
+def stop_at(bad):
+    def fn(value):
+        if value == bad:
+            raise StopIteration
+        return value
+    return fn
+
+
+def test_a_user_function_raising_stop_iteration_fails_instead_of_ending_the_input(runner):
+    p = beam.Pipeline(runner=runner)
+    p | beam.Create([1, 2, 3]) | "Stops" >> beam.Map(stop_at(2))
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    assert (caught.value.label, caught.value.element) == ("Stops", 2)
+
+
+def test_a_timestamp_function_raising_stop_iteration_fails_naming_the_record(runner, tmp_path):
+    (tmp_path / "lines.txt").write_text("1\n2\n3\n")
+    p = beam.Pipeline(runner=runner)
+    p | "Read" >> beam.io.ReadFromText(str(tmp_path / "lines.txt")).with_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps(), timestamp_fn=lambda line: int(stop_at("2")(line)))
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    assert (caught.value.label, caught.value.element) == ("Read", "2")
 
 
 @pytest.mark.parametrize("rows, words", [

@@ -169,7 +169,7 @@ def plan_sql_aggregation(node, inputs, plan) -> dict:
 def output_records(aggregation: SqlAggregation, table) -> list:
     """``(position, WindowedValue)`` of each row of the query's result (a pyarrow Table), in
     position order: by the key's first source position, then window as
-    ``panes.runners.replay.canonical_order`` orders them (end, then start). Each is the row of
+    ``panes.window.window_order`` orders them (end, then start). Each is the row of
     key fields and outputs at the window's end, in the window's ON_TIME pane (``batch_panes``),
     at the position a grouping gives its key's outputs."""
     key_count = len(aggregation.key_fields)
@@ -199,7 +199,7 @@ def output_records(aggregation: SqlAggregation, table) -> list:
             windows_pane = shared.get((start, end)) if shared is not None else None
             if windows_pane is None:
                 window = IntervalWindow(start, end)
-                windows_pane = ((window,), pane_of(end - 1))
+                windows_pane = ((window,), pane_of(window.max_timestamp()))
                 if shared is not None:
                     shared[(start, end)] = windows_pane
             records.append(((*key_position, index),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from panes.errors import UserCodeError
+from panes.errors import UserCodeError, map_user_fn
 from panes.timestamp import MICROS_PER_SECOND, MIN_TIMESTAMP, to_micros
 from panes.window import GLOBAL_WINDOW, TimestampedValue, WindowedValue
 
@@ -29,21 +29,10 @@ def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
         return values, timestamps
     if timestamp_fn is None:
         return records, [MIN_TIMESTAMP] * len(records)
-    times = _each(label, timestamp_fn, records, records)
+    times = map_user_fn(label, timestamp_fn, records)
     if set(map(type, times)) == {int}:
         return records, [time * MICROS_PER_SECOND for time in times]
-    return records, _each(label, to_micros, times, records)
-
-
-def _each(label: str, fn, items: Sequence, records: Sequence) -> list:
-    """``fn`` of each item (under C-level ``map``), or a UserCodeError naming the record whose
-    item failed."""
-    done: list = []
-    try:
-        done.extend(map(fn, items))  # on failure, holds the results before it
-    except Exception as error:
-        raise UserCodeError(label, records[len(done)], error) from error
-    return done
+    return records, map_user_fn(label, to_micros, times, records)
 
 
 def source_value(label: str, record, timestamp_fn=None) -> tuple:

@@ -64,7 +64,7 @@ class BatchGrouping:
         self.combiner = strategy.timestamp_combiner
         # At the end of the window, panes() sets the timestamp; nothing to track per element.
         self._at_end = self.combiner == TimestampCombiner.OUTPUT_AT_EOW
-        self._sessions = (isinstance(strategy.window_fn, Sessions)
+        self._sessions = (type(strategy.window_fn) is Sessions  # a subclass may merge otherwise
                           and isinstance(aggregation, CombineFnAggregation))
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
         self._pane_of = batch_panes(strategy.allowed_lateness.micros)
@@ -128,7 +128,8 @@ class BatchGrouping:
             yield key, slots
 
     def merge_partial(self, key, partial) -> None:
-        """Folds in a key's ``partial`` from another grouping's ``partials()``."""
+        """Folds in a key's ``partial`` from another grouping's ``partials()``, taking it over:
+        the other grouping is spent."""
         mine = self._keys.get(key)
         if mine is None:
             self._keys[key] = partial
@@ -140,7 +141,7 @@ class BatchGrouping:
                 mine[window] = slot if known is None else self._merge_slots([known, slot])
 
     def merge_from(self, other: "BatchGrouping") -> None:
-        """Folds in all of ``other``'s keys."""
+        """Folds in all of ``other``'s keys; ``other`` is spent."""
         for key, partial in other.partials():
             self.merge_partial(key, partial)
 

@@ -50,6 +50,9 @@ class EvictingAggregation:
         accumulator.append((arrival, value, timestamp))
         return accumulator
 
+    def failed(self, value, error) -> Exception:
+        return error
+
     def merge(self, accumulators):
         return sorted((entry for accumulator in accumulators for entry in accumulator),
                       key=lambda entry: entry[0])

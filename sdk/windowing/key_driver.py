@@ -57,7 +57,7 @@ class WindowState:
     size: int = 0  # elements in ``contents``
     unfired: int = 0  # elements that no pane has included yet
     closed: bool = False
-    quiet: Optional[QuietRun] = None  # set by a lone element, spent by ``absorb``
+    quiet: Optional[QuietRun] = None  # set by a lone element, spent by ``absorb_run``
 
 
 class Counters:
@@ -131,18 +131,17 @@ class KeyDriver:
                 self._process_elements(group, emissions)
         return emissions
 
-    def absorb_run(self, elements: list, start: int, last_step: int) -> int:
+    def absorb_run(self, elements: list, start: int, last_step: float) -> int:
         """``process_bundle([WindowedValue(value, timestamp, windows, pane)])`` for each of
         ``elements[start:]`` — ``(position, value, timestamp, windows, pane)``, where
         ``position[0]``, the step, increases — that is alone at its step, up to ``last_step``
-        (no clock moves before it),
-        as long as its window's trigger is known to stay quiet (no pane, no timer, only
-        counting). Most elements of a busy window are such, and skip the trigger tree. Stops
+        (no clock moves before it), as long as its window's trigger is known to stay quiet (no
+        pane, no timer, only counting). Most elements of a busy window are such, and skip the trigger tree. Stops
         at the first element that is not, or right after one that moved the key's earliest
         hold (for the caller to note at its step); returns where it stopped."""
         states, epoch, contents = self.windows, self._epoch, self.contents
-        # An evictor's buffer keeps each element's time and arrival; an aggregation is called
-        # bare (a combiner's add_input itself), its failures wrapped here.
+        # _add_contents, inlined: an evictor's buffer keeps each element's time and arrival; an
+        # aggregation is called bare (a combiner's add_input itself), its failures wrapped here.
         evicting = isinstance(contents, EvictingAggregation)
         add = contents.add if evicting else contents.adder()
         hold, count, index = self.min_hold(), len(elements), start
@@ -203,8 +202,7 @@ class KeyDriver:
 
     def _drop_expired(self, wv: WindowedValue, emissions: list) -> Optional[WindowedValue]:
         """Drops the windows an element is too late for (Beam's LateDataDroppingDoFnRunner)."""
-        if all(self._gc_time(w) >= self.input_watermark
-               for w in wv.windows):
+        if all(self._gc_time(w) >= self.input_watermark for w in wv.windows):
             return wv  # the common case: nothing to drop
         kept = []
         for window in wv.windows:

@@ -10,12 +10,12 @@ from panes.timestamp import MAX_TIMESTAMP, MICROS_PER_SECOND
 from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessingTime,
                            AfterWatermark, ContinuousEventTimeTrigger, CountTrigger, Repeatedly)
 from panes.window import (AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
-                          PANE_NO_FIRING, TimestampCombiner, WindowedValue)
+                          PANE_NO_FIRING, TimestampCombiner, WindowedValue, window_order)
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.driver import LATE, MAIN, WindowingDriver
 from panes.windowing.strategy import WindowingStrategy
 from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
-from panes.runners.replay import canonical_order, replay_grouping
+from panes.runners.replay import replay_grouping
 
 S = MICROS_PER_SECOND
 WINDOW_FNS = [FixedWindows(4), SlidingWindows(6, 2), Sessions(3), GlobalWindows()]
@@ -72,6 +72,11 @@ def event_logs(draw, strategy):
 def _order(kind, step):
     return (("bundle", "watermark", "clock") if step == END_STEP
             else ("clock", "bundle", "watermark")).index(kind)
+
+
+def canonical_order(outputs: list, rank: dict) -> list:
+    """A step's outputs ``(key, ...)`` sorted by key rank, then window, as runners emit them."""
+    return sorted(outputs, key=lambda wv: (rank[wv.value[0]], window_order(wv.windows[0])))
 
 
 def stepped(strategy, elements, watermarks, clock):
