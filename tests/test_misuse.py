@@ -175,8 +175,9 @@ def test_a_user_function_raising_stop_iteration_fails_instead_of_ending_the_inpu
 def test_a_timestamp_function_raising_stop_iteration_fails_naming_the_record(runner, tmp_path):
     (tmp_path / "lines.txt").write_text("1\n2\n3\n")
     p = beam.Pipeline(runner=runner)
+    stops = stop_at("2")
     p | "Read" >> beam.io.ReadFromText(str(tmp_path / "lines.txt")).with_watermarks(
-        WatermarkStrategy.for_monotonous_timestamps(), timestamp_fn=lambda line: int(stop_at("2")(line)))
+        WatermarkStrategy.for_monotonous_timestamps(), timestamp_fn=lambda line: int(stops(line)))
     with pytest.raises(UserCodeError) as caught:
         p.run()
     assert (caught.value.label, caught.value.element) == ("Read", "2")

@@ -66,7 +66,8 @@ class Pending:
                 reset_metrics_scope(token)
             accumulator.add(cell[0])
 
-        return worker_output(self.source.mapPartitionsWithIndex(worker_generator(run))).setName(name)
+        rdd = self.source.mapPartitionsWithIndex(worker_generator(run))
+        return worker_output(rdd).setName(name)
 
 
 class BoxingSink:

@@ -136,9 +136,9 @@ class KeyDriver:
         ``elements[start:]`` — ``(position, value, timestamp, windows, pane)``, where
         ``position[0]``, the step, increases — that is alone at its step, up to ``last_step``
         (no clock moves before it), as long as its window's trigger is known to stay quiet (no
-        pane, no timer, only counting). Most elements of a busy window are such, and skip the trigger tree. Stops
-        at the first element that is not, or right after one that moved the key's earliest
-        hold (for the caller to note at its step); returns where it stopped."""
+        pane, no timer, only counting). Most elements of a busy window are such, and skip the
+        trigger tree. Stops at the first element that is not, or right after one that moved the
+        key's earliest hold (for the caller to note at its step); returns where it stopped."""
         states, epoch, contents = self.windows, self._epoch, self.contents
         # _add_contents, inlined: an evictor's buffer keeps each element's time and arrival; an
         # aggregation is called bare (a combiner's add_input itself), its failures wrapped here.
