@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 from panes.errors import PipelineConstructionError
 
 _RUNNERS = {
     "direct": ("panes.runners.direct", "DirectRunner"),
     "spark": ("panes.runners.spark", "SparkRunner"),
 }
+# What a runner needs beyond the base install: the module it imports, and the extra that has it.
+_NEEDS = {"spark": ("pyspark", "spark")}
 
 
 def check_runner(runner) -> None:
     """Raises a clear error for a runner that is neither a known name nor a runner object."""
     if isinstance(runner, str):
-        if runner.lower().removesuffix("runner") not in _RUNNERS:
+        name = runner.lower().removesuffix("runner")
+        if name not in _RUNNERS:
             raise PipelineConstructionError(
                 f"unknown runner {runner!r}; choose one of {sorted(_RUNNERS)}")
+        module, extra = _NEEDS.get(name, (None, None))
+        if module is not None and importlib.util.find_spec(module) is None:
+            raise PipelineConstructionError(
+                f"the {name} runner needs {module}, which is not installed: "
+                f"pip install 'panes[{extra}]'")
     elif not hasattr(runner, "run_pipeline"):
         raise PipelineConstructionError(
             f"runner must be a name {sorted(_RUNNERS)} or a runner object, got {runner!r}")
@@ -27,7 +38,5 @@ def create_runner(runner):
     if not isinstance(runner, str):
         return runner
     name = runner.lower().removesuffix("runner")
-    import importlib
-
     module_name, class_name = _RUNNERS[name]
     return getattr(importlib.import_module(module_name), class_name)()
