@@ -2,9 +2,11 @@
 
 from collections import Counter
 
+import pytest
 from test_seed_examples import load_example
 
 
+@pytest.mark.smoke
 def test_counts_every_word_and_writes_them(tmp_path, runner, capsys):
     source = tmp_path / "in.txt"
     source.write_text("the cat\n\nThe hat, the cat\n")
