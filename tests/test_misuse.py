@@ -9,9 +9,12 @@ import pytest
 import panes as beam
 from panes.errors import PipelineConstructionError, UserCodeError, ValidationError
 from panes.ir import validate
-from panes.trigger import AfterCount
+from panes.testing import materialize
+from panes.trigger import (
+    AfterCount, AfterProcessingTime, AfterWatermark, DeltaTrigger, EventTimeTrigger,
+)
 from panes.watermark import WatermarkStrategy
-from panes.window import FixedWindows
+from panes.window import FixedWindows, Sessions
 
 
 def one_node_ir():
@@ -36,9 +39,25 @@ def unpicklable_function():
 
 def unsafe_trigger():
     p = beam.Pipeline()
-    (p | beam.Create([("k", 1)]) | beam.WindowInto(FixedWindows(1), trigger=AfterCount(2))
-     | beam.GroupByKey())
-    p.run()
+    p | beam.Create([("k", 1)]) | beam.WindowInto(FixedWindows(1), trigger=AfterCount(2))
+
+
+def unsafe_late_trigger():
+    p = beam.Pipeline()
+    (p | beam.Create([("k", 1)])
+     | "Hourly" >> beam.WindowInto(FixedWindows(3600), trigger=AfterWatermark(),
+                                   allowed_lateness=60))
+
+
+def delta_trigger_in_sessions():
+    p = beam.Pipeline()
+    p | beam.Create([("k", 1)]) | beam.WindowInto(Sessions(10),
+                                                  trigger=DeltaTrigger(1, lambda a, b: b - a))
+
+
+def combine_globally_with_defaults_in_fixed_windows():
+    p = beam.Pipeline()
+    p | beam.Create([1]) | beam.WindowInto(FixedWindows(10)) | "Total" >> beam.CombineGlobally(sum)
 
 
 def grouping_non_pairs():
@@ -96,8 +115,21 @@ MISUSES = [
      ["allowed_lateness must not be negative", "use 0"]),
     (lambda: beam.WindowInto(FixedWindows(1), accumulation_mode="sometimes"),
      PipelineConstructionError, ["accumulation_mode", "AccumulationMode.ACCUMULATING"]),
-    (unsafe_trigger, ValidationError,
-     ["WindowInto(FixedWindows)", "unsafe trigger", "Repeatedly", "allow_unsafe_triggers=True"]),
+    (unsafe_trigger, PipelineConstructionError,
+     ["WindowInto(FixedWindows)", "unsafe trigger", "may lose data", "Repeatedly",
+      "allow_unsafe_triggers=True"]),
+    (unsafe_late_trigger, PipelineConstructionError,
+     ["Hourly: unsafe trigger AfterWatermark", "late=AfterCount(1)",
+      "--allow_unsafe_triggers"]),
+    (delta_trigger_in_sessions, PipelineConstructionError,
+     ["WindowInto(Sessions)", "DeltaTrigger cannot be used with merging windows", "CountTrigger"]),
+    (lambda: AfterProcessingTime(-5), PipelineConstructionError,
+     ["AfterProcessingTime needs a delay of 0 or more", "use AfterProcessingTime(0)"]),
+    (lambda: EventTimeTrigger.afterFirstElement(-1), PipelineConstructionError,
+     ["EventTimeAfterFirstElement needs a delay of 0 or more"]),
+    (combine_globally_with_defaults_in_fixed_windows, PipelineConstructionError,
+     ["Total: Default values are not yet supported in CombineGlobally()",
+      "not windowed by GlobalWindows", "CombineGlobally().without_defaults()"]),
     (grouping_non_pairs, PipelineConstructionError, ["GroupByKey 'Group'", "WithKeys"]),
     (version_mismatch, ValidationError, ["IR version 99", "recompile"]),
     (unknown_node_kind, ValidationError, ["node 'Create'", "unknown kind 'teleport'"]),
@@ -145,6 +177,19 @@ def test_misuse_gets_a_clear_error(misuse, error, words):
         misuse()
     for word in words:
         assert word in str(caught.value)
+
+
+@pytest.mark.parametrize("window_into_allows, option_allows", [(True, False), (False, True)],
+                         ids=["WindowInto-argument", "pipeline-option"])
+def test_an_unsafe_trigger_runs_when_allowed(window_into_allows, option_allows):
+    p = beam.Pipeline(options={"allow_unsafe_triggers": option_allows})
+    grouped = (p | beam.Create([("k", 1), ("k", 2), ("k", 3)])
+               | beam.WindowInto(FixedWindows(10), trigger=AfterCount(2),
+                                 allow_unsafe_triggers=window_into_allows)
+               | beam.GroupByKey())
+    out = materialize(grouped)
+    p.run()
+    assert out.values == [("k", [1, 2, 3])]  # one bundle: AfterCount(2) fires once, with all
 
 
 def test_a_failing_user_function_names_the_transform_and_element(runner):
