@@ -1,7 +1,10 @@
 """Misuse gets a clear error that names what is wrong and how to fix it, before anything runs
 where that is possible, and never as a deep stack trace from a runner."""
 
+import collections
+import copy
 import dataclasses
+import enum
 import threading
 
 import pytest
@@ -11,7 +14,7 @@ from panes.errors import PipelineConstructionError, UserCodeError, ValidationErr
 from panes.ir import validate
 from panes.testing import materialize
 from panes.trigger import (
-    AfterCount, AfterProcessingTime, AfterWatermark, DeltaTrigger, EventTimeTrigger,
+    AfterCount, AfterProcessingTime, AfterWatermark, DeltaTrigger, EventTimeTrigger, Repeatedly,
 )
 from panes.watermark import WatermarkStrategy
 from panes.window import FixedWindows, Sessions
@@ -226,6 +229,63 @@ def test_a_timestamp_function_raising_stop_iteration_fails_naming_the_record(run
     with pytest.raises(UserCodeError) as caught:
         p.run()
     assert (caught.value.label, caught.value.element) == ("Read", "2")
+
+
+class Point:
+    """A key class without __eq__: its instances compare by identity."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __repr__(self):
+        return f"Point({self.x})"
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    row: int
+
+
+KEYS_THAT_CANNOT_GROUP = [
+    # (key, words the message must contain: the key, what is wrong, the fix)
+    (Point(1), ["the key Point(1)", "a Point compares by identity",
+                "give Point __eq__ and __hash__", "dataclass(frozen=True)"]),
+    (("a", Point(2)), ["the key Point(2)", "compares by identity"]),
+    ([1, 2], ["the key [1, 2]", "a list is not hashable", "tuple(key)"]),
+]
+
+
+@pytest.mark.parametrize("batch", [True, False], ids=["batch", "streaming"])
+@pytest.mark.parametrize("key, words", KEYS_THAT_CANNOT_GROUP,
+                         ids=["identity", "identity-in-tuple", "unhashable"])
+def test_a_key_that_cannot_group_fails_naming_the_transform_key_and_fix(runner, key, words,
+                                                                        batch):
+    p = beam.Pipeline(runner=runner)
+    pairs = p | beam.Create([(key, 1), (key, 2)])
+    if not batch:  # an early trigger takes the replaying path instead of the batch one
+        pairs |= beam.WindowInto(beam.window.GlobalWindows(),
+                                 trigger=Repeatedly(AfterCount(1)))
+    pairs | "Group" >> beam.GroupByKey()
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    assert caught.value.label == "Group"
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_keys_that_compare_by_value_group(runner):
+    Pair = collections.namedtuple("Pair", "a b")
+    keys = [None, Color.RED, Cell(3), Pair("x", Color.RED), frozenset({1, 2}), ("t", None), 2.5]
+    p = beam.Pipeline(runner=runner)
+    # Every key twice, as distinct but equal objects after pickling (copy.deepcopy).
+    out = materialize(p | beam.Create([(key, n) for n in (1, 2) for key in copy.deepcopy(keys)])
+                      | beam.CombinePerKey(sum))
+    p.run()
+    assert sorted(out.values, key=repr) == sorted([(key, 3) for key in keys], key=repr)
 
 
 @pytest.mark.parametrize("rows, words", [
