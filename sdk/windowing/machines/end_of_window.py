@@ -95,9 +95,10 @@ class EndOfWindowMachine(Machine):
 class EarlyAndLateMachine(Machine):
     """``AfterWatermark(early=, late=)``: children ``(early, late)`` (late optional), both
     implicitly repeated — Beam Python wraps them in ``Repeatedly``, so a firing restarts the
-    child's whole subtree (Java's ``RepeatedlyStateMachine.onFire``). Before the end of the window the early child fires; the end of the
-    window fires once (finishing the early phase); afterwards the late child fires. Without a
-    late child the machine finishes at the end of the window."""
+    child's whole subtree (Java's ``RepeatedlyStateMachine.onFire``). Before the end of the
+    window the early child fires; the end of the window fires once (finishing the early phase);
+    afterwards the late child fires. Without a late child the machine finishes at the end of
+    the window."""
 
     domain: str = EVENT_TIME
 
