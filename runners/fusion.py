@@ -203,7 +203,9 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
 
 
 class WindowStage:
-    """A WindowInto: assigns each element the windows of ``window_fn``."""
+    """A WindowInto: assigns each element the windows of ``window_fn``. An element in several
+    windows (or none) is first exploded into one copy per window, as Beam's WindowInto does
+    (a DoFn over each window in turn): three sliding windows re-windowed give three elements."""
 
     label = None
 
@@ -214,6 +216,10 @@ class WindowStage:
         assign = self.assign
 
         def push(chunk):
+            if set(map(len, chunk.windows)) != {1}:
+                chunk = exploded(chunk)
+                if not chunk.values:
+                    return
             down(chunk._replace(windows=assign(chunk.values, chunk.timestamps, chunk.windows)))
 
         return push
@@ -225,6 +231,14 @@ class WindowStage:
 
     def finish_bundle(self, position_of) -> None:
         pass
+
+
+def exploded(chunk: Chunk) -> Chunk:
+    """One element per element and window, each in that one window (the copies of an element
+    at ``(*position, k)``, as a FlatMap's outputs are)."""
+    windows = chunk.windows
+    return chunk.repeated(list(map(len, windows)))._replace(
+        windows=[(window,) for element_windows in windows for window in element_windows])
 
 
 class Chain:

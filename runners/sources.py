@@ -121,9 +121,7 @@ def test_stream_stream(node) -> list:
     stream = []
     for step, (kind, data) in enumerate(lift(node.payload["events"]), start=FIRST_STEP + 1):
         if kind == ELEMENTS:
-            stream.append(Bundle(step, [
-                WindowedValue(v, MIN_TIMESTAMP if ts is None else ts, (GLOBAL_WINDOW,))
-                for v, ts in data]))
+            stream.append(Bundle(step, [WindowedValue(v, ts, (GLOBAL_WINDOW,)) for v, ts in data]))
         elif kind == WATERMARK:
             stream.append(Watermark(step, data))
     stream.append(Watermark(END_STEP, MAX_TIMESTAMP))

@@ -183,7 +183,16 @@ class WindowInto(PrimitiveTransform):
         return f"WindowInto({type(self.strategy.window_fn).__name__})"
 
     def expand(self, pcoll):
+        """Checks the strategy as Beam's GroupByKey does (a trigger that may finish and lose data
+        needs ``allow_unsafe_triggers`` here or as a pipeline option), when it is applied."""
+        from panes.windowing import validate_strategy
+
         pcoll = require_pcollection(self, pcoll, _label_of(self))
+        allow_unsafe = self.allow_unsafe_triggers or pcoll.pipeline.options.allow_unsafe_triggers
+        try:
+            validate_strategy(self.strategy, _label_of(self), bool(allow_unsafe))
+        except ValueError as error:
+            raise PipelineConstructionError(str(error)) from None
         return pcoll.pipeline.new_output(windowing=self.strategy, element_kind=pcoll.element_kind)
 
     def ir_payload(self):
@@ -326,6 +335,12 @@ class CombineGlobally(PTransform):
 
     def expand(self, pcoll):
         pcoll = require_pcollection(self, pcoll, _label_of(self))
+        if self.has_defaults and not _in_global_window(pcoll.windowing.window_fn):
+            raise PipelineConstructionError(
+                f"{_label_of(self)}: Default values are not yet supported in CombineGlobally() "
+                f"if the output PCollection is not windowed by GlobalWindows. Instead, use "
+                f"CombineGlobally().without_defaults() to output an empty PCollection if the "
+                f"input PCollection is empty.")
         combined = (pcoll
                     | "KeyWithNone" >> Map(lambda value: (None, value))
                     | "CombinePerKey" >> self.combine
@@ -339,6 +354,13 @@ class CombineGlobally(PTransform):
                 | "DoOnce" >> Create([None])
                 | "InjectDefault" >> Map(lambda _, results: results[0] if results else fn.apply([]),
                                          AsList(combined)))
+
+
+def _in_global_window(window_fn) -> bool:
+    """Whether ``window_fn`` puts every element in the global window (count windows do too)."""
+    from panes.window import CountWindows, GlobalWindows
+
+    return isinstance(window_fn, (GlobalWindows, CountWindows))
 
 
 class CombineValues(PTransform):
