@@ -6,7 +6,8 @@ Port a Beam pipeline by changing ``import apache_beam as beam`` to ``import pane
 from panes import io, testing, trigger, window
 from panes.metrics import Metrics
 from panes.options import PipelineOptions
-from panes.pipeline import Pipeline, PipelineResult
+from panes.pipeline import Pipeline
+from panes.runners.runner import PipelineResult, PipelineState
 from panes.pvalue import AsDict, AsIter, AsList, AsSingleton, PCollection, TaggedOutput
 from panes.transforms import combiners
 from panes.transforms.combinefn import CombineFn
