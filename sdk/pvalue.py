@@ -36,6 +36,7 @@ class PCollection(PValue):
         self.windowing = windowing
         # What a validator can know of the elements: "kv", "not_kv" or "unknown".
         self.element_kind = element_kind
+        self.element_type = None  # a type hint, once known (panes.typehints)
 
     @property
     def label(self) -> str:
