@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from panes.errors import PipelineConstructionError
 from panes.options.pipeline_options import PipelineOptions, StandardOptions, TypeOptions
-from panes.pvalue import DoOutputsTuple, PBegin, PCollection, PValue
+from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection, PValue
 from panes.typehints.decorators import check_input_type
 from panes.typehints.typehints import Any, union_of
 
@@ -169,6 +169,8 @@ def _as_inputs(pvalue) -> tuple:
 
 
 def _as_outputs(outputs, label) -> dict:
+    if isinstance(outputs, AsSideInput):  # e.g. CombineGlobally(...).as_singleton_view()
+        return {"main": outputs.pvalue}
     if outputs is None or isinstance(outputs, PValue) and not isinstance(outputs, PCollection):
         return {}
     if isinstance(outputs, PCollection):

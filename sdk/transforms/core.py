@@ -350,8 +350,19 @@ class CombinePerKey(_Grouping):
         except TypeError as error:
             raise PipelineConstructionError(f"CombinePerKey: {error}") from error
         self.fn_label = label_from_callable(fn)
-        if args or kwargs:
+        self.side_arguments = None
+        if any(isinstance(a, AsSideInput) for a in (*args, *kwargs.values())):
+            self.side_arguments = (args, kwargs)
+        elif args or kwargs:
             self.fn = _BoundCombineFn(self.fn, args, kwargs)
+
+    def expand(self, pcoll):
+        if self.side_arguments is None:
+            return super().expand(pcoll)
+        fn, (args, kwargs) = self.fn, self.side_arguments
+        return (pcoll | "GroupByKey" >> GroupByKey()
+                | "Combine" >> Map(lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)),
+                                   *args, **kwargs))
 
     def default_label(self) -> str:
         return f"CombinePerKey({self.fn_label})"
@@ -397,9 +408,16 @@ class CombineGlobally(PTransform):
         super().__init__(kwargs.pop("label", None))
         self.combine = CombinePerKey(fn, *args, **kwargs)
         self.has_defaults = True
+        self.as_view = False
 
     def default_label(self) -> str:
         return f"CombineGlobally({self.combine.fn_label})"
+
+    def as_singleton_view(self):
+        """Applied, gives ``AsSingleton`` of the result: a side input for other transforms."""
+        transform = _copy(self)
+        transform.as_view = True
+        return transform
 
     def without_defaults(self):
         transform = _copy(self)
@@ -407,6 +425,12 @@ class CombineGlobally(PTransform):
         return transform
 
     def expand(self, pcoll):
+        from panes.pvalue import AsSingleton
+
+        combined = self._combined(pcoll)
+        return AsSingleton(combined) if self.as_view else combined
+
+    def _combined(self, pcoll):
         pcoll = require_pcollection(self, pcoll, _label_of(self))
         combined = (pcoll
                     | "KeyWithNone" >> Map(lambda value: (None, value))
@@ -415,24 +439,32 @@ class CombineGlobally(PTransform):
         if not self.has_defaults or not pcoll.windowing.is_default():
             return combined
         fn = self.combine.fn
+        args, kwargs = self.combine.side_arguments or ((), {})
         from panes.pvalue import AsList
 
         return (pcoll.pipeline
                 | "DoOnce" >> Create([None])
-                | "InjectDefault" >> Map(lambda _, results: results[0] if results else fn.apply([]),
-                                         AsList(combined)))
+                | "InjectDefault" >> Map(
+                    lambda _, results, *a, **k: results[0] if results else fn.apply([], *a, **k),
+                    AsList(combined), *args, **kwargs))
 
 
 class CombineValues(PTransform):
-    """Combines the iterable value of each ``(key, values)`` element."""
+    """Combines the iterable value of each ``(key, values)`` element; extra arguments (side
+    inputs too) go to the combiner."""
 
     def __init__(self, fn, *args, **kwargs):
         super().__init__(kwargs.pop("label", None))
-        self.fn = CombinePerKey(fn, *args, **kwargs).fn
+        combine = CombinePerKey(fn)
+        self.fn, self.fn_label, self.args, self.kwargs = combine.fn, combine.fn_label, args, kwargs
+
+    def default_label(self) -> str:
+        return f"CombineValues({self.fn_label})"
 
     def expand(self, pcoll):
         fn = self.fn
-        return pcoll | "Combine" >> Map(lambda kv: (kv[0], fn.apply(kv[1])))
+        return pcoll | "Combine" >> Map(lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)),
+                                        *self.args, **self.kwargs)
 
 
 class Flatten(PrimitiveTransform):

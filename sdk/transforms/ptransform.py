@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+import functools
 import os
 
 from panes.errors import PipelineConstructionError
 from panes.pvalue import PBegin, PCollection, PValue
+from panes.typehints.decorators import HINTS_ATTRIBUTE
 
 
 class PTransform:
@@ -121,6 +123,38 @@ class SourceTransform(PrimitiveTransform):
                 "arrival_fn": self.arrival_fn}
 
 
+class _PTransformFnPTransform(PTransform):
+    """The transform a ``ptransform_fn`` function makes: its expansion calls the function."""
+
+    def __init__(self, fn, *args, **kwargs):
+        super().__init__()
+        self._fn, self._args, self._kwargs = fn, args, kwargs
+
+    def default_label(self) -> str:
+        if self._args:
+            return f"{label_from_callable(self._fn)}({label_from_callable(self._args[0])})"
+        return label_from_callable(self._fn)
+
+    def expand(self, pcoll):
+        return self._fn(pcoll, *self._args, **self._kwargs)
+
+
+def ptransform_fn(fn):
+    """Makes a function ``fn(pcoll, *args, **kwargs)`` into a factory of transforms, as
+    Beam's decorator: ``pcoll | MyTransform(arg)``. Type hints decorating the factory are the
+    transform's."""
+
+    @functools.wraps(fn)
+    def callable_ptransform_factory(*args, **kwargs):
+        transform = _PTransformFnPTransform(fn, *args, **kwargs)
+        hints = getattr(callable_ptransform_factory, HINTS_ATTRIBUTE, {})
+        transform._input_type_hint = hints.get("input")
+        transform._output_type_hint = hints.get("output")
+        return transform
+
+    return callable_ptransform_factory
+
+
 def label_from_callable(fn) -> str:
     """Beam's default label part for a function: its ``default_label()``, its name, or for a
     lambda ``<lambda at file.py:line>`` (so that unlabelled lambdas do not collide)."""
@@ -140,6 +174,8 @@ def _pipeline_of(left, transform):
         return left
     if isinstance(left, PValue):
         return left.pipeline
+    if isinstance(left, dict) and left:
+        left = list(left.values())
     if isinstance(left, (list, tuple)) and left and all(isinstance(p, PCollection) for p in left):
         pipelines = {id(p.pipeline) for p in left}
         if len(pipelines) > 1:

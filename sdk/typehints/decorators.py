@@ -18,7 +18,7 @@ from panes.typehints.typehints import is_consistent_with
 __all__ = ["with_input_types", "with_output_types", "TypeCheckError"]
 
 # Where a function or class keeps the hints its decorators give (Beam's attribute name).
-_HINTS = "_type_hints"
+HINTS_ATTRIBUTE = "_type_hints"
 
 
 class TypeCheckError(PipelineConstructionError):
@@ -53,9 +53,9 @@ def with_output_types(*return_type_hint, **kwargs):
 
 
 def _set_hints(fn, **hints) -> None:
-    merged = {**getattr(fn, _HINTS, {}), **{k: v for k, v in hints.items() if v is not None}}
+    merged = {**getattr(fn, HINTS_ATTRIBUTE, {}), **{k: v for k, v in hints.items() if v is not None}}
     try:
-        setattr(fn, _HINTS, merged)
+        setattr(fn, HINTS_ATTRIBUTE, merged)
     except (AttributeError, TypeError):
         raise TypeCheckError(f"cannot attach type hints to {fn!r}; give them to the transform: "
                              f"Map(fn).with_output_types(...)") from None
@@ -76,7 +76,7 @@ def declared_hints(fn) -> tuple:
     elements, so its annotated return type is unwrapped."""
     from panes.typehints.typehints import iterable_element_type
 
-    hints = getattr(fn, _HINTS, None) or getattr(type(fn), _HINTS, None) or {}
+    hints = getattr(fn, HINTS_ATTRIBUTE, None) or getattr(type(fn), HINTS_ATTRIBUTE, None) or {}
     if hints:
         return hints.get("input"), hints.get("output")
     is_dofn = hasattr(fn, "process") and not inspect.isroutine(fn)
