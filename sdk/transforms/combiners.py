@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+from panes.transforms import core  # noqa: F401 - Beam code reaches core through combiners
 from panes.transforms.combinefn import CombineFn
 
 

@@ -1,0 +1,8 @@
+"""The marks Beam's own tests carry (its pytest configuration registers them)."""
+
+BEAM_MARKS = ("examples_postcommit", "it_postcommit", "sickbay_flink", "sickbay_dataflow")
+
+
+def pytest_configure(config):
+    for mark in BEAM_MARKS:
+        config.addinivalue_line("markers", f"{mark}: a mark of Apache Beam's own test suite")
