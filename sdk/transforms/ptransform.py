@@ -174,7 +174,13 @@ def _pipeline_of(left, transform):
         return left
     if isinstance(left, PValue):
         return left.pipeline
-    if isinstance(left, dict) and left:
+    if isinstance(left, (dict, list, tuple)) and not left and hasattr(transform, "pipeline"):
+        if isinstance(transform.pipeline, Pipeline):  # e.g. {} | CoGroupByKey(pipeline=p)
+            return transform.pipeline
+        raise PipelineConstructionError(
+            f"{transform.default_label()} of no collections needs its pipeline: "
+            f"{{}} | {transform.default_label()}(pipeline=p)")
+    if isinstance(left, dict):
         left = list(left.values())
     if isinstance(left, (list, tuple)) and left and all(isinstance(p, PCollection) for p in left):
         pipelines = {id(p.pipeline) for p in left}

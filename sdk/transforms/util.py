@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from panes.errors import PipelineConstructionError
 from panes.pvalue import PCollection
 from panes.transforms.core import (  # noqa: F401 - Reshuffle is Beam's util name too
     CombinePerKey, Create, FlatMap, Flatten, GroupByKey, Map, MapTuple, Reshuffle,
@@ -61,10 +60,6 @@ class CoGroupByKey(PTransform):
         tags = list(pcolls) if isinstance(pcolls, dict) else list(range(len(pcolls)))
         inputs = list(pcolls.values()) if isinstance(pcolls, dict) else list(pcolls)
         if not inputs:
-            if self.pipeline is None:
-                raise PipelineConstructionError(
-                    "CoGroupByKey of no collections needs its pipeline: "
-                    "{} | CoGroupByKey(pipeline=p)")
             inputs, tags = [self.pipeline | "Empty" >> Create([])], [0]
         tagged = [pcoll | f"Tag[{tag}]" >> MapTuple(lambda key, value, t=index: (key, (t, value)))
                   for index, (tag, pcoll) in enumerate(zip(tags, inputs))]
