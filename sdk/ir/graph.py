@@ -9,7 +9,7 @@ from panes.window import GlobalWindows
 
 
 def to_dot(ir, name: str = "pipeline") -> str:
-    lines = [f"digraph {_quote(name)} {{", "  rankdir=TB;",
+    lines = [f"digraph {_quote(name)} {{", "  rankdir=TB;", "  graph [fontname=Helvetica];",
              '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname=Helvetica];',
              "  edge [fontname=Helvetica, fontsize=10];"]
     lines += _clusters(ir, "", "  ")
