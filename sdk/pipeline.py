@@ -49,8 +49,9 @@ class Pipeline:
             raise PipelineConstructionError(
                 f"options must be a PipelineOptions or a dict, got {type(options).__name__}")
         self.options = options
-        self.runner = (runner if runner is not None
-                       else options.view_as(StandardOptions).runner or StandardOptions.DEFAULT_RUNNER)
+        if runner is None:
+            runner = options.view_as(StandardOptions).runner or StandardOptions.DEFAULT_RUNNER
+        self.runner = runner
         from panes.runners import check_runner
 
         check_runner(self.runner)

@@ -124,10 +124,6 @@ class PipelineOptions:
                 flags.append(f"--{name}={value}")
         return cls(flags)
 
-    @classmethod
-    def from_args(cls, argv) -> "PipelineOptions":
-        return cls(list(argv))
-
     def view_as(self, cls: type) -> "PipelineOptions":
         """The same options seen as ``cls``; a change through any view changes them all."""
         if not (isinstance(cls, type) and issubclass(cls, PipelineOptions)):
@@ -191,18 +187,10 @@ class PipelineOptions:
             raise AttributeError(f"'{type(self).__name__}' has no option {name!r}")
         self._all_options[name] = value
 
-    def with_values(self, **options) -> "PipelineOptions":
-        """A copy with some values replaced."""
-        copy = PipelineOptions(list(self._flags))
-        copy._all_options.update(self._all_options)
-        for name, value in options.items():
-            setattr(copy, name, value)
-        return copy
-
     def __str__(self):
-        own = _option_names(_parser_for(type(self).__mro__))
-        shown = own or sorted(self._all_options)
-        return f"{type(self).__name__}({', '.join(f'{n}={self._all_options.get(n)}' for n in shown)})"
+        shown = _option_names(_parser_for(type(self).__mro__)) or sorted(self._all_options)
+        values = ", ".join(f"{name}={self._all_options.get(name)}" for name in shown)
+        return f"{type(self).__name__}({values})"
 
 
 def _closest(name: str, candidates) -> str:

@@ -87,30 +87,26 @@ class Regex:
     @ptransform_fn
     def matches(pcoll, regex, group=0):
         """The ``group`` of each element whose beginning matches."""
-        regex = re.compile(regex)
-        return pcoll | FlatMap(lambda element: _group_of(regex.match(element), group))
+        return _each(pcoll, regex, lambda r, element: _group_of(r.match(element), group))
 
     @staticmethod
     @with_input_types(str)
     @ptransform_fn
     def all_matches(pcoll, regex):
         """All groups (0 first) of each element whose beginning matches."""
-        regex = re.compile(regex)
-
-        def groups(element):
-            match = regex.match(element)
+        def groups(r, element):
+            match = r.match(element)
             return [[match.group(i) for i in range(match.lastindex + 1)]] if match else []
 
-        return pcoll | FlatMap(groups)
+        return _each(pcoll, regex, groups)
 
     @staticmethod
     @with_input_types(str)
     @ptransform_fn
     def matches_kv(pcoll, regex, keyGroup, valueGroup=0):  # noqa: N803 - Beam's names
         """``(keyGroup, valueGroup)`` of each element whose beginning matches."""
-        regex = re.compile(regex)
-        return pcoll | FlatMap(lambda element: _pair_of(regex.match(element), keyGroup,
-                                                        valueGroup))
+        return _each(pcoll, regex, lambda r, element: [
+            (m.group(keyGroup), m.group(valueGroup)) for m in [r.match(element)] if m])
 
     @staticmethod
     @with_input_types(str)
@@ -118,8 +114,7 @@ class Regex:
     @ptransform_fn
     def find(pcoll, regex, group=0):
         """The ``group`` of the first match anywhere in each element."""
-        regex = re.compile(regex)
-        return pcoll | FlatMap(lambda element: _group_of(regex.search(element), group))
+        return _each(pcoll, regex, lambda r, element: _group_of(r.search(element), group))
 
     @staticmethod
     @with_input_types(str)
@@ -127,25 +122,22 @@ class Regex:
     def find_all(pcoll, regex, group=0, outputEmpty=True):  # noqa: N803
         """For each element, the list of every match's ``group`` (with ``Regex.ALL``,
         ``(match, first group)`` pairs); empty matches only with ``outputEmpty``."""
-        regex = re.compile(regex)
-
-        def found(element):
-            matches = regex.finditer(element)
+        def found(r, element):
+            matches = r.finditer(element)
             if group == Regex.ALL:
                 return [[(m.group(), m.groups()[0]) for m in matches
                          if outputEmpty or m.groups()[0]]]
             return [[m.group(group) for m in matches if outputEmpty or m.group(group)]]
 
-        return pcoll | FlatMap(found)
+        return _each(pcoll, regex, found)
 
     @staticmethod
     @with_input_types(str)
     @ptransform_fn
     def find_kv(pcoll, regex, keyGroup, valueGroup=0):  # noqa: N803
         """``(keyGroup, valueGroup)`` of every match anywhere in each element."""
-        regex = re.compile(regex)
-        return pcoll | FlatMap(lambda element: [(m.group(keyGroup), m.group(valueGroup))
-                                                for m in regex.finditer(element)])
+        return _each(pcoll, regex, lambda r, element: [
+            (m.group(keyGroup), m.group(valueGroup)) for m in r.finditer(element)])
 
     @staticmethod
     @with_input_types(str)
@@ -153,8 +145,7 @@ class Regex:
     @ptransform_fn
     def replace_all(pcoll, regex, replacement):
         """Each element with every match replaced."""
-        regex = re.compile(regex)
-        return pcoll | Map(lambda element: regex.sub(replacement, element))
+        return _each(pcoll, regex, lambda r, element: [r.sub(replacement, element)])
 
     @staticmethod
     @with_input_types(str)
@@ -162,25 +153,25 @@ class Regex:
     @ptransform_fn
     def replace_first(pcoll, regex, replacement):
         """Each element with its first match replaced."""
-        regex = re.compile(regex)
-        return pcoll | Map(lambda element: regex.sub(replacement, element, 1))
+        return _each(pcoll, regex, lambda r, element: [r.sub(replacement, element, 1)])
 
     @staticmethod
     @with_input_types(str)
     @ptransform_fn
     def split(pcoll, regex, outputEmpty=False):  # noqa: N803
         """Each element split at the matches, as a list (without empty parts by default)."""
-        regex = re.compile(regex)
-        return pcoll | Map(lambda element: [part for part in regex.split(element)
-                                            if outputEmpty or part])
+        return _each(pcoll, regex, lambda r, element: [
+            [part for part in r.split(element) if outputEmpty or part]])
+
+
+def _each(pcoll, regex, outputs):
+    """The outputs ``outputs(compiled regex, element)`` of every element."""
+    compiled = re.compile(regex)
+    return pcoll | FlatMap(lambda element: outputs(compiled, element))
 
 
 def _group_of(match, group) -> list:
     return [match.group(group)] if match else []
-
-
-def _pair_of(match, key_group, value_group) -> list:
-    return [(match.group(key_group), match.group(value_group))] if match else []
 
 
 class ToString:

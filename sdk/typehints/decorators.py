@@ -53,7 +53,8 @@ def with_output_types(*return_type_hint, **kwargs):
 
 
 def _set_hints(fn, **hints) -> None:
-    merged = {**getattr(fn, HINTS_ATTRIBUTE, {}), **{k: v for k, v in hints.items() if v is not None}}
+    given = {kind: hint for kind, hint in hints.items() if hint is not None}
+    merged = {**getattr(fn, HINTS_ATTRIBUTE, {}), **given}
     try:
         setattr(fn, HINTS_ATTRIBUTE, merged)
     except (AttributeError, TypeError):

@@ -33,7 +33,8 @@ def test_default_labels_name_functions_and_lambdas_by_file_and_line():
         "Create", "Map(square)", f"Map(<lambda at test_labels.py:{line + 4}>)",
         f"Map(<lambda at test_labels.py:{line + 5}>)",
         f"Filter(<lambda at test_labels.py:{line + 6}>)",
-        f"Map(<lambda at test_labels.py:{line + 7}>)", f"MapTuple(<lambda at test_labels.py:{line + 7}>)",
+        f"Map(<lambda at test_labels.py:{line + 7}>)",
+        f"MapTuple(<lambda at test_labels.py:{line + 7}>)",
         "CombineGlobally(sum)"]
 
 
