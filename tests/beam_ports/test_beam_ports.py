@@ -17,4 +17,5 @@ def test_the_port_gives_beams_output(case, runner, tmp_path, request):
     ship = None
     if runner == "spark":  # Spark's workers import the ported modules, as --py-files
         ship = request.getfixturevalue("spark").sparkContext.addPyFile
-    assert run_case(case, Sdk("panes", runner), tmp_path, ship) == expected_of(case)
+    rule = (case.differs or {}).get("rule", "Apache Beam's DirectRunner's output")
+    assert run_case(case, Sdk("panes", runner), tmp_path, ship) == expected_of(case), rule
