@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import logging
 import sys
 
@@ -53,7 +54,7 @@ class _CommaSeparatedListAction(argparse.Action):
         setattr(namespace, self.dest, current)
 
 
-def _option_classes() -> list:
+def _option_classes() -> tuple:
     """Every PipelineOptions subclass defined so far (user ones included), parents first."""
     found, pending = [], list(PipelineOptions.__subclasses__())
     while pending:
@@ -61,10 +62,12 @@ def _option_classes() -> list:
         if cls not in found:
             found.append(cls)
             pending.extend(cls.__subclasses__())
-    return found
+    return tuple(found)
 
 
-def _parser_for(classes) -> _OptionsParser:
+@functools.lru_cache(maxsize=64)
+def _parser_for(classes: tuple) -> _OptionsParser:
+    """The parser of the flags ``classes`` define (made once per set of classes)."""
     parser = _OptionsParser()
     for cls in classes:
         if "_add_argparse_args" in vars(cls):
@@ -132,15 +135,17 @@ class PipelineOptions:
         view = object.__new__(cls)
         object.__setattr__(view, "_flags", self._flags)
         object.__setattr__(view, "_all_options", self._all_options)
-        for name, value in view._parse(_parser_for(_option_classes())).items():
-            self._all_options.setdefault(name, value)
+        if not set(_option_names(_parser_for(cls.__mro__))) <= set(self._all_options):
+            # cls was defined after these options were parsed
+            for name, value in view._parse(_parser_for(_option_classes())).items():
+                self._all_options.setdefault(name, value)
         return view
 
     def get_all_options(self, drop_default=False, retain_unknown_options=False,
                         current_only=False) -> dict:
         """Every option's value by name; ``retain_unknown_options`` adds unknown flags (as
         strings, or True for bare ones)."""
-        classes = [type(self)] if current_only else _option_classes()
+        classes = (type(self),) if current_only else _option_classes()
         parser = _parser_for(classes)
         result = self._parse(parser)
         for name in result:
