@@ -146,15 +146,15 @@ class Pipeline:
 
 def _type_main_output(transform, inputs, outputs) -> None:
     """Sets the element type of the main output: the declared one, else (for a collection the
-    transform itself made) the one it infers from its input's."""
+    transform itself made) the one it infers from its input's, when first read."""
     main = outputs[None] if isinstance(outputs, DoOutputsTuple) else outputs
     if not isinstance(main, PCollection):
         return
     if transform._output_type_hint is not None:
         main.element_type = transform._output_type_hint
-    elif main.element_type is None:
-        main.element_type = transform.infer_output_type(
-            union_of(pc.element_type or Any for pc in inputs) if inputs else None)
+    else:
+        main.infer_element_type(lambda: transform.infer_output_type(
+            union_of(pc.element_type or Any for pc in inputs) if inputs else None))
 
 
 def _as_inputs(pvalue) -> tuple:

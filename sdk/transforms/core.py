@@ -275,6 +275,7 @@ class _Grouping(PrimitiveTransform):
     """Shared by GroupByKey and CombinePerKey: keyed input, optional late-data output."""
 
     late_output = False
+    key_coder = None  # set on the inner grouping of one that groups keys by their encoding
 
     def with_late_output(self, tag: str = "late"):
         """Also output elements dropped as too late, as the tagged output ``tag``
@@ -282,8 +283,6 @@ class _Grouping(PrimitiveTransform):
         transform = _copy(self)
         transform.late_output = tag
         return transform
-
-    key_coder = None  # set on the inner grouping of one that groups keys by their encoding
 
     def expand(self, pcoll):
         pcoll = require_pcollection(self, pcoll, _label_of(self))
@@ -295,9 +294,10 @@ class _Grouping(PrimitiveTransform):
         from panes.coders import registry
         from panes.typehints.typehints import key_value_types
 
-        coder = registry.custom_coder(key_value_types(pcoll.element_type)[0])
-        if coder is not None and self.key_coder is None:
-            return self._grouped_by_encoding(pcoll, coder)
+        if registry.custom_types and self.key_coder is None:
+            coder = registry.custom_coder(key_value_types(pcoll.element_type)[0])
+            if coder is not None:
+                return self._grouped_by_encoding(pcoll, coder)
         pipeline = pcoll.pipeline
         main = pipeline.new_output("main", downstream_strategy(pcoll.windowing), element_kind="kv")
         if not self.late_output:

@@ -96,8 +96,10 @@ def declared_hints(fn) -> tuple:
 
 def check_input_type(transform, label: str, pcoll, hint) -> None:
     """Raises Beam's error when ``pcoll``'s element type contradicts ``hint``."""
+    if hint is None:
+        return
     actual = pcoll.element_type
-    if hint is None or actual is None or is_consistent_with(actual, hint):
+    if actual is None or is_consistent_with(actual, hint):
         return
     producer = pcoll.producer.full_label if pcoll.producer else "<unknown>"
     raise TypeCheckError(
