@@ -31,7 +31,7 @@ from panes.timestamp import Duration
 __all__ = [
     "AccumulationMode", "Trigger", "DefaultTrigger", "AfterWatermark", "AfterCount",
     "AfterProcessingTime", "Repeatedly", "AfterAll", "AfterAny", "AfterEach", "OrFinally",
-    "Never", "FlinkTrigger", "CountTrigger", "EventTimeTrigger", "ProcessingTimeTrigger",
+    "Never", "Always", "FlinkTrigger", "CountTrigger", "EventTimeTrigger", "ProcessingTimeTrigger",
     "EventTimeAfterFirstElement", "ProcessingTimeAfterFirstElement",
     "ContinuousEventTimeTrigger", "ContinuousProcessingTimeTrigger", "DeltaTrigger",
     "PurgingTrigger", "All", "Any",
@@ -126,6 +126,12 @@ class Repeatedly(Trigger):
     """Fires every time ``underlying`` fires, restarting it; never finishes."""
 
     underlying: Trigger
+
+
+def Always() -> Repeatedly:  # noqa: N802 - Beam's name
+    """Beam Python's ``Always``: fires for every bundle that brings elements to a window, and
+    never finishes; the same trigger as ``Repeatedly(AfterCount(1))``."""
+    return Repeatedly(AfterCount(1))
 
 
 @dataclass(frozen=True, init=False)

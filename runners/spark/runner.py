@@ -13,8 +13,8 @@ from pyspark.accumulators import AccumulatorParam
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
-from panes.options import PipelineOptions
-from panes.pipeline import PipelineResult
+from panes.options.pipeline_options import PipelineOptions
+from panes.runners.runner import PipelineResult
 from panes.testing.capture import CaptureSink
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
@@ -136,7 +136,7 @@ class SparkRunner:
         self.shuffle_seed = shuffle_seed
 
     def run_pipeline(self, ir, options=None) -> PipelineResult:
-        options = options if options is not None else PipelineOptions()
+        options = options if options is not None else PipelineOptions([])
         session = get_session(options)
         ir = lower_aggregations(ir, session)
         plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,
