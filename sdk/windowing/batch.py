@@ -14,13 +14,13 @@ from itertools import repeat
 from panes.errors import UserCodeError
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.trigger import DefaultTrigger
-from panes.window import (MergeContext, Sessions, TimestampCombiner, WindowedValue,
+from panes.window import (SessionSlots, Sessions, TimestampCombiner, WindowedValue,
                           interval_window, window_order)
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
-from panes.windowing.key_driver import garbage_collection_time
+from panes.windowing.merging import merge_windows
+from panes.windowing.engine import garbage_collection_time
 from panes.windowing.panes import next_pane
-from panes.windowing.session_slots import SessionSlots
 from panes.windowing.strategy import effective_windowing
 
 
@@ -195,9 +195,7 @@ class BatchGrouping:
         if not window_fn.is_merging():
             return
         slots = self._keys[key]
-        context = MergeContext(slots)
-        window_fn.merge(context)
-        for sources, result in context.merges:
+        for sources, result in merge_windows(window_fn, [], list(slots)):
             merging = [slots.pop(window) for window in sources]
             existing = slots.pop(result, None)
             if existing is not None:

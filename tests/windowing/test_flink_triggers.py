@@ -23,10 +23,10 @@ def test_count_trigger_fires_every_n_elements_within_one_bundle_accumulating():
 
 def test_purging_trigger_discards_and_leftovers_are_purged_silently():
     strategy = WindowingStrategy(window_fn=GlobalWindows(), trigger=PurgingTrigger(CountTrigger(2)))
-    driver, out = run(strategy, [("in", [(i, i) for i in range(5)]), ("wm", 1e12)])
-    driver.advance_input_watermark(2**63 - 1)
+    grouping, out = run(strategy, [("in", [(i, i) for i in range(5)]), ("wm", 1e12)])
+    grouping.step(watermark=2**63 - 1)
     assert values(out[0]) == [[0, 1], [2, 3]]
-    assert driver.purged_unfired == 1
+    assert grouping.counters.purged_unfired == 1
 
 
 @pytest.mark.parametrize("count, emitted, purged", [(5, [[0, 1, 2, 3, 4]], 0), (3, [], 3)])
@@ -34,9 +34,9 @@ def test_k_anonymity_all_end_of_window_and_at_least_5(count, emitted, purged):
     strategy = WindowingStrategy(
         window_fn=FixedWindows(10),
         trigger=All(EventTimeTrigger.afterEndOfWindow(), CountTrigger.atLeast(5)))
-    driver, out = run(strategy, [("in", [(i, i) for i in range(count)]), ("wm", 100)])
+    grouping, out = run(strategy, [("in", [(i, i) for i in range(count)]), ("wm", 100)])
     assert values(out[1]) == emitted
-    assert driver.purged_unfired == purged
+    assert grouping.counters.purged_unfired == purged
 
 
 def test_event_time_trigger_fires_at_end_then_for_each_late_element_accumulating():
