@@ -6,9 +6,11 @@ tree, aggregation, lateness, clean-up rule — and advances one key's ``KeyState
 with ``step``: the key's bundle of elements, then its clocks. For each bundle: drop windows
 beyond allowed lateness (tag ``late``), merge windows, add every element to its windows (holds,
 contents, trigger), then emit the windows whose trigger is ready (Flink-style triggers: after
-each element instead). Timers fire in time order: a window's end-of-window timer may fire the
-trigger, and its garbage-collection timer (end of window + allowed lateness) ends it: Beam
-emits a final pane of unfired contents, Flink purges them.
+each element instead). A window's garbage-collection timer (end of window + allowed lateness)
+is set with its first element; its trigger sets its own timers. A clock advance activates each
+window with a due timer once (Beam) — garbage collection once the watermark is past its GC
+time: Beam emits a final pane of unfired contents, Flink purges them; else a firing if its
+trigger is ready — or fires each due timer on its own, in time order (Flink).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from panes.windowing.machines.base import TriggerContext, TriggerState
 from panes.windowing.merging import merge_windows
 from panes.windowing.output_watermark import held_back
 from panes.windowing.panes import next_pane
-from panes.windowing.strategy import Cleanup, effective_windowing
+from panes.windowing.strategy import effective_windowing
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
 from panes.windowing.trigger_machine import TriggerRunner
 
@@ -77,6 +79,13 @@ class StepResult:
     counters: Counters
 
 
+def _set_clock(state: KeyState, domain: str, clock: int) -> None:
+    if domain == EVENT_TIME:
+        state.input_watermark = clock
+    else:
+        state.processing_time = clock
+
+
 def garbage_collection_time(max_timestamp: int, allowed_lateness: int) -> int:
     """When the state of a window that ends at ``max_timestamp`` is dropped: its end plus
     allowed lateness, capped at the end of the global window."""
@@ -113,7 +122,7 @@ class WindowingEngine:
         self.is_merging = strategy.window_fn.is_merging()
         self.combiner = strategy.timestamp_combiner
         self.discarding = effective.accumulation_mode == AccumulationMode.DISCARDING
-        self.flink_cleanup = effective.cleanup == Cleanup.FLINK
+        self.flink = effective.flink
         self.holds_settle = hold_rules.settled_by_one(strategy.timestamp_combiner)
 
     # -- the step ---------------------------------------------------------------------------------
@@ -161,7 +170,7 @@ class WindowingEngine:
                 self._process_single(call, window, wv, gc_time)
                 return call.emissions
         on_time = [wv for wv in (self._drop_expired(call, wv) for wv in values) if wv is not None]
-        groups = [[wv] for wv in on_time] if self.effective.per_element else [on_time]
+        groups = [[wv] for wv in on_time] if self.flink else [on_time]
         for group in groups:
             if group:
                 self._process_elements(call, group)
@@ -296,12 +305,12 @@ class WindowingEngine:
         window_state = state.windows.get(window)
         if window_state is None:
             window_state = state.windows[window] = WindowState(self.contents.create())
-            self._schedule_end_of_window_or_gc(state, window, gc_time)
+            state.timers.set(window, gc_time, EVENT_TIME)  # Beam's scheduleGarbageCollectionTimer
         elif window_state.closed:
             call.counters.dropped_closed += 1
             return None
         elif self.is_merging:  # a merged window has no timer of its own yet
-            self._schedule_end_of_window_or_gc(state, window, gc_time)
+            state.timers.set(window, gc_time, EVENT_TIME)
         window_state.quiet = None
         self._add_holds(call, window_state, window, wv.timestamp, gc_time)
         window_state.has_new_elements = True
@@ -368,52 +377,63 @@ class WindowingEngine:
     def _gc_time(self, window) -> int:
         return garbage_collection_time(window.max_timestamp(), self.lateness)
 
-    @staticmethod
-    def _schedule_end_of_window_or_gc(state: KeyState, window, gc_time: int) -> None:
-        end = window.max_timestamp()
-        state.timers.set(window, gc_time if end < state.input_watermark else end, EVENT_TIME)
-
     def _advance(self, state: KeyState, domain: str, clock: int, counters: Counters) -> list:
-        """Sets a clock and fires its due timers; panes see the output watermark from before."""
+        """Sets a clock and fires the timers it passes. Beam (``ReduceFnRunner.onTimers``):
+        each window with a due timer is activated once, at the new clock. Flink
+        (``WindowOperator.onEventTime``): each timer fires on its own, in time order, with the
+        clock just past it, so a jump over several periodic timers fires each of them."""
         state.epoch += 1
         due = state.timers.next_time(domain)
-        call = _Call(state, self.output_watermark(state), counters) if (
-            due is not None and due < clock) else None
-        if domain == EVENT_TIME:
-            state.input_watermark = clock
-        else:
-            state.processing_time = clock
-        if call is not None:
-            self._fire_timers(call, domain, clock)
+        if due is None or due >= clock:
+            _set_clock(state, domain, clock)
+            return []
+        call = _Call(state, MIN_TIMESTAMP, counters)
+        if not self.flink:
+            _set_clock(state, domain, clock)
+            while due_timers := state.timers.pop_all_due(domain, clock):
+                self._activate(call, domain, due_timers)
             return call.emissions
-        return []
+        at_once = []
+        while (timer := state.timers.pop_due(domain, clock)) is not None:
+            if clock >= MAX_TIMESTAMP and timer[0].max_timestamp() >= GLOBAL_WINDOW_MAX_TIMESTAMP:
+                # A window that ends with time: its periodic timers would never run out before
+                # +inf (nor do Flink's), so the end of time passes them at once.
+                at_once.append(timer)
+                continue
+            _set_clock(state, domain, timer[1] + 1)
+            self._activate(call, domain, [timer])
+        _set_clock(state, domain, clock)
+        if at_once:
+            self._activate(call, domain, at_once)
+        return call.emissions
 
-    def _fire_timers(self, call: _Call, domain: str, clock: int) -> None:
+    def _activate(self, call: _Call, domain: str, due_timers: list) -> None:
+        """Activates once each window of ``due_timers`` — ``(window, time)``, earliest first —
+        as Beam's ``WindowActivation``: garbage collection once the watermark is past the
+        window's GC time, else a firing if its trigger is ready. Panes are judged against the
+        output watermark after the advance: the clock's, held back by the holds and, in event
+        time, by the timers being fired (a firing timer holds Beam Java's output watermark
+        until it is done)."""
         state = call.state
-        while (due := state.timers.pop_due(domain, clock)) is not None:
-            window, time = due
+        call.output_watermark = held_back(
+            due_timers[0][1] if domain == EVENT_TIME else state.input_watermark,
+            self.earliest_hold(state))
+        for window in dict.fromkeys(window for window, _ in due_timers):
             window_state = state.windows.get(window)
             if window_state is None:
                 continue
-            if domain == EVENT_TIME and time >= self._gc_time(window):
+            if domain == EVENT_TIME and state.input_watermark > self._gc_time(window):
                 self._garbage_collect(call, window, window_state)
-                continue
-            if not window_state.closed and self.trigger.should_fire(
+            elif not window_state.closed and self.trigger.should_fire(
                     self._context(state, window, window_state)):
-                # Flink-style, lateness 0: a firing once the watermark has passed the window's
-                # end is its last, as Beam marks the end-of-window pane then.
-                final = (self.flink_cleanup and domain == EVENT_TIME
-                         and clock > self._gc_time(window) == window.max_timestamp())
-                self._emit(call, window, window_state, final=final)
-            if domain == EVENT_TIME and time == window.max_timestamp():
-                state.timers.set(window, self._gc_time(window), EVENT_TIME)
+                self._emit(call, window, window_state)
 
     def _garbage_collect(self, call: _Call, window, window_state: WindowState) -> None:
         """The window's last moment: Beam emits a final pane, Flink fires if its trigger says
         so and purges the rest."""
         state = call.state
         if not window_state.closed:
-            if not self.flink_cleanup:
+            if not self.flink:
                 self._on_trigger(call, window, window_state, is_final=True)
             else:
                 if self.trigger.should_fire(self._context(state, window, window_state)):
@@ -457,7 +477,7 @@ class WindowingEngine:
                                                    (window,), pane)))
 
     def _need_to_emit(self, window_state: WindowState, pane: PaneInfo) -> bool:
-        if self.flink_cleanup:
+        if self.flink:
             return window_state.size > 0  # Flink fires a window's contents, never an empty one
         return window_state.has_new_elements or pane.timing == PaneInfoTiming.ON_TIME
 

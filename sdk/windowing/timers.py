@@ -44,6 +44,14 @@ class TimerQueue:
                 return window, time
         return None
 
+    def pop_all_due(self, domain: str, clock: int) -> list:
+        """Every live timer of ``domain`` strictly before ``clock``, as ``(window, time)`` in
+        time order, removed."""
+        due = []
+        while (timer := self.pop_due(domain, clock)) is not None:
+            due.append(timer)
+        return due
+
     def next_time(self, domain: str):
         """The time of the earliest live timer of ``domain``, or None."""
         heap = self._heaps[domain]
