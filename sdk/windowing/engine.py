@@ -111,8 +111,7 @@ class WindowingEngine:
 
     def __init__(self, strategy, aggregation):
         self.strategy = strategy
-        effective = self.effective = effective_windowing(strategy)
-        self.aggregation = aggregation
+        effective = effective_windowing(strategy)
         self.contents = (aggregation if effective.evictor is None
                          else EvictingAggregation(aggregation, effective.evictor))
         self.evicting = effective.evictor is not None
@@ -185,11 +184,12 @@ class WindowingEngine:
         trigger tree. Stops at the first element that is not, or right after one that moved the
         key's earliest hold (for the caller to note at its step); returns where it stopped."""
         states, epoch, contents = state.windows, state.epoch, self.contents
-        # _add_contents, inlined: an evictor's buffer keeps each element's time and arrival; an
-        # aggregation is called bare (a combiner's add_input itself), its failures wrapped here.
+        # Contents are added as _process_element adds them: an evictor's buffer keeps each
+        # element's time and arrival; an aggregation is called bare (a combiner's add_input
+        # itself), its failures wrapped here.
         evicting = self.evicting
         add = contents.add if evicting else contents.adder()
-        hold, count, index, call = self.earliest_hold(state), len(elements), start, None
+        hold, count, index = self.earliest_hold(state), len(elements), start
         while index < count:
             position, value, timestamp, windows, _ = elements[index]
             step = position[0]
