@@ -27,6 +27,7 @@ from pathlib import Path
 from panes.errors import PanesError
 from panes.io.files import shard_names
 from panes.ir import to_json
+from panes.ir.codec import lift
 from panes.ir.display import describe
 from panes.ir.graph import to_dot
 from panes.options.pipeline_options import PipelineOptions
@@ -116,7 +117,7 @@ def written_files(ir, since: float) -> list[str]:
     prefix, template and suffix) written after ``since``."""
     files = []
     for node in ir.nodes.values():
-        sink = node.payload.get("sink") if node.kind == "write" else None
+        sink = lift(node.payload["sink"]) if node.kind == "write" else None
         if hasattr(sink, "file_path_prefix") and hasattr(sink, "shard_name_template"):
             names = shard_names(sink.file_path_prefix, sink.file_name_suffix, sink.num_shards,
                                 sink.shard_name_template)

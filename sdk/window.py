@@ -1,8 +1,9 @@
 """Windows, window functions, panes and windowed values.
 
-Window functions are immutable data: the IR stores their fields, never a pickle (only a user's
-own ``WindowFn`` subclass is pickled). Their ``assign``/``merge`` methods are pure functions of
-the element's timestamp, so every runner assigns windows identically.
+Window functions are immutable data: each lowers to its IR form (``panes.ir.windowing``), never
+a pickle (only a user's own ``WindowFn`` subclass is pickled). Their ``assign``/``merge``
+methods are pure functions of the element's timestamp, so every runner assigns windows
+identically.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Iterable, NamedTuple, Optional
 
+from panes.ir.windowing import TimestampCombiner
 from panes.timestamp import (
     GLOBAL_WINDOW_MAX_TIMESTAMP,
     MAX_TIMESTAMP,
@@ -103,14 +105,6 @@ def _global_window() -> GlobalWindow:
 def window_order(window) -> tuple:
     """The order in which runners emit one key's panes of a step: by end, then start."""
     return window.max_timestamp(), getattr(window, "start", MIN_TIMESTAMP)
-
-
-class TimestampCombiner(enum.Enum):
-    """How the output timestamp of a pane is derived from its inputs' timestamps."""
-
-    OUTPUT_AT_EOW = "end_of_window"
-    OUTPUT_AT_EARLIEST = "earliest"
-    OUTPUT_AT_LATEST = "latest"
 
 
 class PaneInfoTiming(enum.Enum):

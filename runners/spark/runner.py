@@ -43,8 +43,9 @@ class _MetricsParam(AccumulatorParam):
 class Plan:
     """One run's state on the driver: the IR, Spark context, collections, clock and metrics."""
 
-    def __init__(self, ir, sc, partitions, shuffle_seed):
+    def __init__(self, ir, sc, partitions, shuffle_seed, queries=None):
         self.ir, self.sc = ir, sc
+        self.queries = queries or {}  # sql_aggregation node id -> its lazy DataFrame
         self.partitions = partitions or sc.defaultParallelism
         self.shuffle_seed = shuffle_seed
         self.collections: dict = {}
@@ -59,7 +60,8 @@ class Plan:
         self._broadcasts: list = []
 
     def strategy(self, pcollection_id):
-        return lift(self.ir.pcollections[pcollection_id].windowing)
+        """The IR windowing strategy of a collection."""
+        return self.ir.pcollections[pcollection_id].windowing
 
     def window_fn(self, pcollection_id):
         return self.strategy(pcollection_id).window_fn
@@ -138,9 +140,9 @@ class SparkRunner:
     def run_pipeline(self, ir, options=None) -> PipelineResult:
         options = options if options is not None else PipelineOptions([])
         session = get_session(options)
-        ir = lower_aggregations(ir, session)
+        ir, queries = lower_aggregations(ir, session)
         plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,
-                    self.shuffle_seed)
+                    self.shuffle_seed, queries)
         uses = _uses(ir)
         # The driver unpickles and holds collected results: many small objects, which the
         # cycle collector would rescan again and again.

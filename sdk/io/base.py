@@ -8,9 +8,10 @@ may plan well-known formats natively.
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
+from panes.ir.data import Pickled
 from panes.pvalue import PBegin, PDone
 from panes.transforms.ptransform import PrimitiveTransform, SourceTransform, require_pcollection
-from panes.windowing.strategy import WindowingStrategy
+from panes.transforms.core import Windowing
 
 
 class Source:
@@ -45,10 +46,10 @@ class Read(SourceTransform):
         if not isinstance(pbegin, PBegin):
             raise PipelineConstructionError(
                 f"{self.default_label()} starts a pipeline: apply it as p | Read(...)")
-        return pbegin.pipeline.new_output(windowing=WindowingStrategy())
+        return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):
-        return {"source": self.source, **self.source_timing()}
+        return {"source": Pickled.of(self.source), **self.source_timing()}
 
 
 class Write(PrimitiveTransform):
@@ -70,4 +71,4 @@ class Write(PrimitiveTransform):
         return PDone(pcoll.pipeline)
 
     def ir_payload(self):
-        return {"sink": self.sink}
+        return {"sink": Pickled.of(self.sink)}

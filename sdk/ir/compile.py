@@ -1,11 +1,14 @@
-"""Compiles a constructed Pipeline into its IR."""
+"""Compiles a constructed Pipeline into its IR: each primitive transform gives its node's
+payload in IR form (``ir_payload``), each collection's windowing is lowered, and a par_do's
+side inputs are taken out of its arguments."""
 
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
-from panes.ir.codec import lower
+from panes.ir.codec import lower_value
 from panes.ir.model import IR_VERSION, Composite, Node, PCollectionSpec, PipelineIR, SideInput
 from panes.pvalue import AsSideInput
+from panes.windowing.strategy import windowing_to_ir
 
 SIDE_INPUT_MARK = "__side_input__"
 
@@ -15,6 +18,13 @@ def compile_pipeline(pipeline) -> PipelineIR:
     pcollections: dict = {}
     composites: list = []
     ids: dict = {}  # id(PCollection) -> pcollection id
+    strategies: dict = {}  # id(Windowing) -> its IR; collections share their windowing
+
+    def strategy(windowing):
+        lowered = strategies.get(id(windowing))
+        if lowered is None:
+            lowered = strategies[id(windowing)] = (windowing, windowing_to_ir(windowing))
+        return lowered[1]
 
     def visit(applied):
         if applied.is_primitive():
@@ -22,7 +32,7 @@ def compile_pipeline(pipeline) -> PipelineIR:
             nodes[node.id] = node
             for tag, pcoll in applied.outputs.items():
                 pcollections[ids[id(pcoll)]] = PCollectionSpec(
-                    ids[id(pcoll)], node.id, tag, lower(pcoll.windowing))
+                    ids[id(pcoll)], node.id, tag, strategy(pcoll.windowing))
             return
         if applied.full_label:
             composites.append(Composite(applied.full_label,
@@ -51,7 +61,7 @@ def _node(applied, ids) -> Node:
     if transform.ir_kind == "par_do":
         payload, side_inputs = _extract_side_inputs(payload, ids, applied.full_label)
     return Node(applied.full_label, transform.ir_kind, tuple(inputs), outputs, side_inputs,
-                lower(payload))
+                payload)
 
 
 def _extract_side_inputs(payload, ids, label):
@@ -65,11 +75,11 @@ def _extract_side_inputs(payload, ids, label):
             raise PipelineConstructionError(
                 f"side input of '{label}' is {arg.pvalue}, which is not produced before it")
         sides.append(SideInput(ids[id(arg.pvalue)], arg.view, getattr(arg, "has_default", False),
-                               lower(getattr(arg, "default_value", None))))
+                               lower_value(getattr(arg, "default_value", None))))
         return {SIDE_INPUT_MARK: len(sides) - 1}
 
-    args = tuple(mark(a) for a in payload["args"])
-    kwargs = {k: mark(v) for k, v in payload["kwargs"].items()}
+    args = tuple(lower_value(mark(a)) for a in payload["args"])
+    kwargs = {k: lower_value(mark(v)) for k, v in payload["kwargs"].items()}
     return {**payload, "args": args, "kwargs": kwargs}, tuple(sides)
 
 

@@ -4,11 +4,12 @@ processing time, so that trigger behaviour is reproducible."""
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
+from panes.ir.codec import lower_value
 from panes.pvalue import PBegin
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, Duration, to_micros
 from panes.transforms.ptransform import PrimitiveTransform
 from panes.window import TimestampedValue, WindowedValue
-from panes.windowing.strategy import WindowingStrategy
+from panes.transforms.core import Windowing
 
 ELEMENTS = "elements"
 WATERMARK = "watermark"
@@ -65,7 +66,7 @@ class TestStream(PrimitiveTransform):
     def expand(self, pbegin):
         if not isinstance(pbegin, PBegin):
             raise PipelineConstructionError("TestStream starts a pipeline: p | TestStream()...")
-        return pbegin.pipeline.new_output(windowing=WindowingStrategy())
+        return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):
-        return {"events": list(self.events)}
+        return {"events": lower_value(tuple(self.events))}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from panes.timestamp import MICROS_PER_SECOND
 from panes.window import AssignContext, WindowedValue
+from panes.windowing import window_fn_kinds
 from stepper import Stepper
 
 S = MICROS_PER_SECOND
@@ -15,7 +16,7 @@ def bundle(strategy, *elements, key="k"):
     out = []
     for value, seconds in elements:
         micros = int(seconds * S)
-        windows = strategy.window_fn.assign(AssignContext(micros, value))
+        windows = window_fn_kinds.from_ir(strategy.window_fn).assign(AssignContext(micros, value))
         out.append((key, WindowedValue(value, micros, tuple(windows))))
     return out
 
