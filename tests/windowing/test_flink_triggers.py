@@ -9,7 +9,9 @@ from panes.trigger import (
     ProcessingTimeTrigger, PurgingTrigger,
 )
 from panes.window import CountWindows, FixedWindows, GlobalWindows, PaneInfoTiming as T
+from panes.ir import windowing as ir
 from panes.windowing import evicting
+from ir_round_trip import through_json
 from strategies import strategy_of
 
 from helpers import run, values
@@ -117,3 +119,17 @@ def test_evict_after_applies_to_the_buffer_not_the_pane():
                                  evictor=CountEvictor.of(1, do_evict_after=True))
     _, out = run(strategy, [("in", [(i, i) for i in range(4)])])
     assert values(out[0]) == [[0, 1], [1, 2, 3]]
+
+
+@pytest.mark.parametrize("evictor", [
+    CountEvictor.of(2), TimeEvictor.of(5, do_evict_after=True),
+    DeltaEvictor.of(2, lambda element, last: abs(last - element)),
+], ids=repr)
+def test_an_evictor_round_trips_through_its_ir_and_json(evictor):
+    lowered = evicting.to_ir(evictor)
+    assert through_json(lowered, ir.Evictor) == lowered
+    assert evicting.from_ir(through_json(lowered, ir.Evictor)) == evictor
+
+
+def test_every_evictor_kind_has_one_entry():
+    assert {kind.ir for kind in evicting.KINDS} == set(ir.Evictor.members.values())
