@@ -14,7 +14,7 @@ from typing import Optional, Union
 from panes.errors import ValidationError
 from panes.ir.codec import encode, read, read_fields
 from panes.ir.data import Pickled, Value
-from panes.ir.io import WatermarkStrategy
+from panes.ir.io import TestStreamEvent, WatermarkStrategy
 from panes.ir.rows import RowFn
 from panes.ir.windowing import WindowFn, WindowingStrategy
 
@@ -29,7 +29,7 @@ _TIMING = {"watermark": Optional[WatermarkStrategy], "timestamp_fn": Optional[Pi
 PAYLOADS = {
     "create": {"values": Pickled, **_TIMING},
     "read": {"source": Pickled, **_TIMING},
-    "test_stream": {"events": Value},
+    "test_stream": {"events": tuple[TestStreamEvent, ...]},
     "par_do": {"fn": Union[Pickled, RowFn], "args": tuple[Value, ...], "kwargs": dict[str, Value],
                "main_tag": str, "output_tags": tuple[str, ...]},
     "assign_windows": {"window_fn": WindowFn, "allow_unsafe_triggers": bool},

@@ -4,7 +4,8 @@ processing time, so that trigger behaviour is reproducible."""
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
-from panes.ir.codec import lower_value
+from panes.ir import io
+from panes.ir.data import Pickled
 from panes.pvalue import PBegin
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, Duration, to_micros
 from panes.transforms.ptransform import PrimitiveTransform
@@ -69,4 +70,14 @@ class TestStream(PrimitiveTransform):
         return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):
-        return {"events": lower_value(tuple(self.events))}
+        return {"events": tuple(map(_event_to_ir, self.events))}
+
+
+def _event_to_ir(event) -> io.TestStreamEvent:
+    kind, data = event
+    if kind == ELEMENTS:
+        return io.AddElements(Pickled.of([value for value, _ in data]),
+                              tuple(timestamp for _, timestamp in data))
+    if kind == WATERMARK:
+        return io.AdvanceWatermark(data)
+    return io.AdvanceProcessingTime(data)

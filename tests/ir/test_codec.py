@@ -153,3 +153,19 @@ def test_times_are_int64_micros_in_the_json(document):
     assert strategy["trigger"] == {
         "kind": "after_end_of_window", "early": {"kind": "element_count", "count": 2},
         "late": {"kind": "element_count", "count": 1}}
+
+
+def test_test_stream_events_are_checked():
+    from panes.testing import TestStream
+
+    p = beam.Pipeline()
+    p | "Events" >> TestStream().add_elements([1]).advance_watermark_to(5).advance_processing_time(1)
+    data = json.loads(to_json(p.to_ir()))
+    assert [e["kind"] for e in data["nodes"]["Events"]["payload"]["events"]] == [
+        "elements", "watermark", "processing_time"]
+    with pytest.raises(ValidationError, match=r"node 'Events' \(test_stream\), field "
+                                              r"payload.events\[2\].advance: must be at least 1"):
+        read(data, set_in(("nodes", "Events", "payload", "events", 2, "advance"), 0))
+    with pytest.raises(ValidationError, match=r"payload.events\[1\].watermark: expected an "
+                                              r"integer, got the string '5'"):
+        read(data, set_in(("nodes", "Events", "payload", "events", 1, "watermark"), "5"))
