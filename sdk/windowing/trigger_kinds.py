@@ -52,7 +52,7 @@ def _seconds(micros: int) -> str:
     return f"{micros / 1_000_000:g}s"
 
 
-def _listed(triggers) -> str:
+def _display_all(triggers) -> str:
     return ", ".join(map(display, triggers))
 
 
@@ -85,10 +85,18 @@ def _after_end_of_window_may_finish(trigger: ir.AfterEndOfWindow, lateness: int)
     return lateness > 0 and trigger.late is None
 
 
-def _flink(ir_class, api_class, to_ir, from_ir, machine, display, purging=False) -> TriggerKind:
-    return TriggerKind(ir_class, api_class, to_ir, from_ir, machine, display, flink=True,
-                       accumulation=(AccumulationMode.DISCARDING if purging
-                                     else AccumulationMode.ACCUMULATING))
+def _flink(purging: bool = False, **entry) -> TriggerKind:
+    """A Flink-style kind: it purges (discarding) at its root or else accumulates."""
+    return TriggerKind(**entry, flink=True, accumulation=(
+        AccumulationMode.DISCARDING if purging else AccumulationMode.ACCUMULATING))
+
+
+def _listing(ir_class, api_class) -> dict:
+    """The classes, lowering and display of a kind that holds a list of subtriggers."""
+    return dict(ir=ir_class, api=api_class,
+                to_ir=lambda t: ir_class(tuple(map(to_ir, t.triggers))),
+                from_ir=lambda t: api_class(*map(from_ir, t.subtriggers)),
+                display=lambda t: f"{api_class.__name__}({_display_all(t.subtriggers)})")
 
 
 KINDS = (
@@ -130,27 +138,16 @@ KINDS = (
         display=lambda t: f"Repeatedly({display(t.subtrigger)})",
         continuation=lambda t: ir.Repeat(continuation(t.subtrigger))),
     TriggerKind(
-        ir.AfterAll, api.AfterAll,
-        to_ir=lambda t: ir.AfterAll(tuple(map(to_ir, t.triggers))),
-        from_ir=lambda t: api.AfterAll(*map(from_ir, t.subtriggers)),
-        machine=lambda t: (AfterAllMachine(), t.subtriggers),
-        display=lambda t: f"AfterAll({_listed(t.subtriggers)})",
+        **_listing(ir.AfterAll, api.AfterAll), machine=lambda t: (AfterAllMachine(), t.subtriggers),
         may_finish=lambda t, lateness: all(may_finish(s, lateness) for s in t.subtriggers),
         continuation=lambda t: ir.AfterAll(tuple(map(continuation, t.subtriggers)))),
     TriggerKind(
-        ir.AfterAny, api.AfterAny,
-        to_ir=lambda t: ir.AfterAny(tuple(map(to_ir, t.triggers))),
-        from_ir=lambda t: api.AfterAny(*map(from_ir, t.subtriggers)),
-        machine=lambda t: (AfterAnyMachine(), t.subtriggers),
-        display=lambda t: f"AfterAny({_listed(t.subtriggers)})",
+        **_listing(ir.AfterAny, api.AfterAny), machine=lambda t: (AfterAnyMachine(), t.subtriggers),
         may_finish=lambda t, lateness: any(may_finish(s, lateness) for s in t.subtriggers),
         continuation=lambda t: ir.AfterAny(tuple(map(continuation, t.subtriggers)))),
     TriggerKind(
-        ir.AfterEach, api.AfterEach,
-        to_ir=lambda t: ir.AfterEach(tuple(map(to_ir, t.triggers))),
-        from_ir=lambda t: api.AfterEach(*map(from_ir, t.subtriggers)),
+        **_listing(ir.AfterEach, api.AfterEach),
         machine=lambda t: (AfterEachMachine(), t.subtriggers),
-        display=lambda t: f"AfterEach({_listed(t.subtriggers)})",
         may_finish=lambda t, lateness: all(may_finish(s, lateness) for s in t.subtriggers),
         # Beam: the continuation fires as soon as any of the sequence's would.
         continuation=lambda t: ir.Repeat(ir.AfterAny(tuple(map(continuation, t.subtriggers))))),
@@ -164,64 +161,58 @@ KINDS = (
                                                                                   lateness),
         continuation=lambda t: ir.OrFinally(continuation(t.main), continuation(t.finally_))),
     # -- Flink ---------------------------------------------------------------------------------
-    _flink(ir.CountTrigger, api.CountTrigger,
+    _flink(ir=ir.CountTrigger, api=api.CountTrigger,
            to_ir=lambda t: ir.CountTrigger(t.count), from_ir=lambda t: api.CountTrigger(t.count),
            machine=lambda t: (RepeatedlyMachine(), (AfterCountMachine(t.count),)),
            display=lambda t: f"CountTrigger.of({t.count})"),
-    _flink(ir.EventTimeTrigger, api.EventTimeTrigger,
+    _flink(ir=ir.EventTimeTrigger, api=api.EventTimeTrigger,
            to_ir=lambda t: ir.EventTimeTrigger(_lowered(t.early), _lowered(t.late)),
            from_ir=lambda t: api.EventTimeTrigger(_raised(t.early), _raised(t.late)),
            machine=lambda t: (EarlyAndLateMachine(EVENT_TIME),
                               (t.early or ir.Never(), t.late or ir.ElementCount(1))),
            display=lambda t: f"EventTimeTrigger({_keywords(early=t.early, late=t.late)})"),
-    _flink(ir.ProcessingTimeTrigger, api.ProcessingTimeTrigger,
+    _flink(ir=ir.ProcessingTimeTrigger, api=api.ProcessingTimeTrigger,
            to_ir=lambda t: ir.ProcessingTimeTrigger(_lowered(t.early)),
            from_ir=lambda t: api.ProcessingTimeTrigger(_raised(t.early)),
            machine=lambda t: (EarlyAndLateMachine(PROCESSING_TIME),
                               (t.early or ir.Never(), ir.ElementCount(1))),
            display=lambda t: f"ProcessingTimeTrigger({_keywords(early=t.early)})"),
-    _flink(ir.EventTimeAfterFirstElement, api.EventTimeAfterFirstElement,
+    _flink(ir=ir.EventTimeAfterFirstElement, api=api.EventTimeAfterFirstElement,
            to_ir=lambda t: ir.EventTimeAfterFirstElement(t.delay.micros),
            from_ir=lambda t: api.EventTimeAfterFirstElement(Duration(micros=t.delay)),
            machine=lambda t: (RepeatedlyMachine(), (AfterFirstElementMachine(EVENT_TIME, t.delay),)),
            display=lambda t: f"EventTimeTrigger.afterFirstElement({_seconds(t.delay)})"),
-    _flink(ir.ProcessingTimeAfterFirstElement, api.ProcessingTimeAfterFirstElement,
+    _flink(ir=ir.ProcessingTimeAfterFirstElement, api=api.ProcessingTimeAfterFirstElement,
            to_ir=lambda t: ir.ProcessingTimeAfterFirstElement(t.delay.micros),
            from_ir=lambda t: api.ProcessingTimeAfterFirstElement(Duration(micros=t.delay)),
            machine=lambda t: (RepeatedlyMachine(),
                               (AfterFirstElementMachine(PROCESSING_TIME, t.delay),)),
            display=lambda t: f"ProcessingTimeTrigger.afterFirstElement({_seconds(t.delay)})"),
-    _flink(ir.ContinuousEventTimeTrigger, api.ContinuousEventTimeTrigger,
+    _flink(ir=ir.ContinuousEventTimeTrigger, api=api.ContinuousEventTimeTrigger,
            to_ir=lambda t: ir.ContinuousEventTimeTrigger(t.interval.micros),
            from_ir=lambda t: api.ContinuousEventTimeTrigger(Duration(micros=t.interval)),
            machine=lambda t: (ContinuousMachine(EVENT_TIME, t.interval), ()),
            display=lambda t: f"ContinuousEventTimeTrigger.of({_seconds(t.interval)})"),
-    _flink(ir.ContinuousProcessingTimeTrigger, api.ContinuousProcessingTimeTrigger,
+    _flink(ir=ir.ContinuousProcessingTimeTrigger, api=api.ContinuousProcessingTimeTrigger,
            to_ir=lambda t: ir.ContinuousProcessingTimeTrigger(t.interval.micros),
            from_ir=lambda t: api.ContinuousProcessingTimeTrigger(Duration(micros=t.interval)),
            machine=lambda t: (ContinuousMachine(PROCESSING_TIME, t.interval), ()),
            display=lambda t: f"ContinuousProcessingTimeTrigger.of({_seconds(t.interval)})"),
-    _flink(ir.DeltaTrigger, api.DeltaTrigger,
+    _flink(ir=ir.DeltaTrigger, api=api.DeltaTrigger,
            to_ir=lambda t: ir.DeltaTrigger(float(t.threshold), Pickled.of(t.fn)),
            from_ir=lambda t: api.DeltaTrigger(t.threshold, t.fn.load()),
            machine=lambda t: (DeltaMachine(t.threshold, t.fn.load()), ()),
            display=lambda t: f"DeltaTrigger.of({t.threshold:g}, <fn>)"),
-    _flink(ir.PurgingTrigger, api.PurgingTrigger,
+    _flink(ir=ir.PurgingTrigger, api=api.PurgingTrigger,
            to_ir=lambda t: ir.PurgingTrigger(to_ir(t.trigger)),
            from_ir=lambda t: api.PurgingTrigger(from_ir(t.trigger)),
            # Purging decides accumulation at the root only (the parent's mode wins, FLINK-4407).
            machine=lambda t: machine(t.trigger),
            display=lambda t: f"PurgingTrigger.of({display(t.trigger)})", purging=True),
-    _flink(ir.All, api.All,
-           to_ir=lambda t: ir.All(tuple(map(to_ir, t.triggers))),
-           from_ir=lambda t: api.All(*map(from_ir, t.subtriggers)),
-           machine=lambda t: (RepeatedlyMachine(), (ir.AfterAll(t.subtriggers),)),
-           display=lambda t: f"All({_listed(t.subtriggers)})"),
-    _flink(ir.Any, api.Any,
-           to_ir=lambda t: ir.Any(tuple(map(to_ir, t.triggers))),
-           from_ir=lambda t: api.Any(*map(from_ir, t.subtriggers)),
-           machine=lambda t: (RepeatedlyMachine(), (ir.AfterAny(t.subtriggers),)),
-           display=lambda t: f"Any({_listed(t.subtriggers)})"),
+    _flink(**_listing(ir.All, api.All),
+           machine=lambda t: (RepeatedlyMachine(), (ir.AfterAll(t.subtriggers),))),
+    _flink(**_listing(ir.Any, api.Any),
+           machine=lambda t: (RepeatedlyMachine(), (ir.AfterAny(t.subtriggers),))),
 )
 
 _BY_API = {kind.api: kind for kind in KINDS}
