@@ -3,7 +3,9 @@ window functions and triggers written as the API writes them."""
 
 from __future__ import annotations
 
+from panes.ir import io
 from panes.ir.windowing import WindowFn
+from panes.timestamp import format_micros
 from panes.windowing import evicting, trigger_kinds, window_fn_kinds
 
 
@@ -37,4 +39,14 @@ def windowing(strategy) -> str:
 def _shown(value) -> str:
     if isinstance(value, WindowFn):
         return window_fn_kinds.display(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], io.TestStreamEvent):
+        return ", ".join(map(_event, value))
     return repr(value)
+
+
+def _event(event) -> str:
+    if isinstance(event, io.AddElements):
+        return f"{len(event.timestamps)} elements"
+    if isinstance(event, io.AdvanceWatermark):
+        return f"watermark {format_micros(event.watermark)}"
+    return f"processing time +{event.advance / 1e6:g}s"
