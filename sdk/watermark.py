@@ -6,9 +6,10 @@ come (Beam's). Flink's bounded-out-of-orderness generator emits ``max - delay - 
 
 ``WatermarkStrategy`` is the API; it lowers to ``panes.ir.io.WatermarkStrategy`` (``to_ir``),
 which the functions here read. The watermark after each record depends only on the running
-maximum of the timestamps seen so far, an associative scan: a segment of the source (a Spark partition; the whole source on the
-direct runner) is summarized by where its running maximum rises (``running_maxima``), and the
-segments' summaries in order give every change of the watermark (``watermark_changes``).
+maximum of the timestamps seen so far, an associative scan: a segment of the source (a Spark
+partition; the whole source on the direct runner) is summarized by where its running maximum
+rises (``running_maxima``), and the segments' summaries in order give every change of the
+watermark (``watermark_changes``).
 """
 
 from __future__ import annotations

@@ -159,7 +159,8 @@ def test_test_stream_events_are_checked():
     from panes.testing import TestStream
 
     p = beam.Pipeline()
-    p | "Events" >> TestStream().add_elements([1]).advance_watermark_to(5).advance_processing_time(1)
+    events = TestStream().add_elements([1]).advance_watermark_to(5).advance_processing_time(1)
+    p | "Events" >> events
     data = json.loads(to_json(p.to_ir()))
     assert [e["kind"] for e in data["nodes"]["Events"]["payload"]["events"]] == [
         "elements", "watermark", "processing_time"]
