@@ -170,6 +170,10 @@ def _decode_base(data, base, path):
     if dataclasses.is_dataclass(base):
         return decode_fields(data, base, path)
     origin, args = typing.get_origin(base), typing.get_args(base)
+    if origin is typing.Literal:
+        if data in args and type(data) is type(args[0]):
+            return data
+        raise _Invalid(path, f"expected one of {', '.join(map(repr, args))}, got {_shown(data)}")
     if origin is tuple:
         if not isinstance(data, list):
             raise _Invalid(path, f"expected a list, got {_shown(data)}")

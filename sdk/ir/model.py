@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Literal, Optional, Union
 
 from panes.errors import ValidationError
 from panes.ir.codec import encode, read, read_fields
@@ -47,7 +47,7 @@ class SideInput:
     """A side input of a par_do: which collection, how it is viewed, where it is passed."""
 
     pcollection: str
-    view: str  # "singleton", "iter", "list" or "dict"
+    view: Literal["singleton", "iter", "list", "dict"]
     has_default: bool = False
     default: Value = None
 

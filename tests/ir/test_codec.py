@@ -155,6 +155,18 @@ def test_times_are_int64_micros_in_the_json(document):
         "late": {"kind": "element_count", "count": 1}}
 
 
+def test_a_side_input_view_is_one_of_the_four():
+    p = beam.Pipeline()
+    numbers = p | "Numbers" >> beam.Create([1])
+    numbers | "Use" >> beam.Map(lambda x, side: x, beam.pvalue.AsList(numbers))
+    data = json.loads(to_json(p.to_ir()))
+    assert data["nodes"]["Use"]["side_inputs"][0]["view"] == "list"
+    with pytest.raises(ValidationError, match=r"node 'Use', field side_inputs\[0\].view: expected "
+                                              r"one of 'singleton', 'iter', 'list', 'dict', got "
+                                              r"the string 'set'"):
+        read(data, set_in(("nodes", "Use", "side_inputs", 0, "view"), "set"))
+
+
 def test_test_stream_events_are_checked():
     from panes.testing import TestStream
 
