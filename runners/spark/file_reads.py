@@ -1,0 +1,145 @@
+"""Text and Parquet files read by Spark's own readers, on the executors.
+
+The driver matches the files through Hadoop (any scheme the cluster knows) and plans one
+DataFrame read over them; its rows reach the Python workers as Arrow batches, columns at a
+time, never through the driver. Each row carries where it came from — its file, and the split
+(text) or row index (Parquet) in it — so the records get the positions the direct runner's
+order gives them, however Spark packs splits into partitions.
+
+A native source's RDD holds chunks ``(segment, offset, records)``: consecutive records of one
+segment of the source — ``(file index, split start)`` for text, ``(file index,)`` for Parquet
+— the first at ``offset`` in it.
+"""
+
+from __future__ import annotations
+
+from panes.errors import UserCodeError
+from panes.io.filesystem import CompressionTypes
+from panes.io.files import match_files
+from panes.io.text import decoded
+from panes.runners.fusion import CHUNK
+from panes.runners.spark.hadoop import HadoopFileSystems, literal
+
+FILE, PLACE = "__panes_file__", "__panes_place__"
+
+
+def matched(plan, label: str, pattern: str) -> list[str]:
+    """The files ``pattern`` names, resolved on the driver (a relative path against its
+    working directory), in path order."""
+    fs = HadoopFileSystems(plan.sc)
+    try:
+        return [file.path for file in match_files(fs, fs.qualified(pattern))]
+    except FileNotFoundError as error:
+        raise UserCodeError(label, None, error) from None
+
+
+def text_chunks(plan, source, label: str):
+    """The lines of a ``TextSource``'s files, split by Spark's line reader, decoded here."""
+    files = matched(plan, label, source.file_pattern)
+    if source.compression_type != CompressionTypes.AUTO and any(
+            CompressionTypes.detect_compression_type(path) != source.compression_type
+            for path in files):
+        raise UserCodeError(label, None, ValueError(
+            f"on Spark a file's compression is known by its extension (.gz, .bz2, .zst): "
+            f"name the files so, or read them with compression_type=CompressionTypes.AUTO"))
+    frame = plan.session.read.text([literal(path) for path in files]).selectExpr(
+        "cast(value as binary) as value", f"_metadata.file_path as {FILE}",
+        f"_metadata.file_block_start as {PLACE}")
+    skip = source.skip_header_lines
+
+    def records(batch, file, path, start, offset):
+        """``batch``'s lines: decoded, less the file's header lines."""
+        def where(index):
+            line = offset + index + 1
+            return f"{path}, line {line}" if start == 0 else \
+                f"{path}, line {line} of the split at byte {start}"
+
+        values = decoded_column(batch.column(0), where)
+        dropped = max(0, skip - offset) if start == 0 else 0
+        return (file, start), offset + dropped, values[dropped:]
+
+    return _arrow_chunks(plan, frame, files, records, label)
+
+
+def parquet_chunks(plan, source, label: str):
+    """The rows of a ``ParquetSource``'s files, read by Spark's Parquet reader, as dicts."""
+    files = matched(plan, label, source.file_pattern)
+    from pyspark.sql import functions as F
+
+    frame = plan.session.read.parquet(*[literal(path) for path in files])
+    columns = list(source.columns) if source.columns else frame.columns
+    frame = frame.select(*[F.col(f"`{name}`") for name in columns],
+                         F.col("_metadata.file_path").alias(FILE),
+                         F.col("_metadata.row_index").alias(PLACE))
+
+    def records(batch, file, path, row, offset):
+        import pyarrow as pa
+
+        rows = pa.RecordBatch.from_arrays(batch.columns[:-2], names=columns).to_pylist()
+        return (file,), row, rows
+
+    return _arrow_chunks(plan, frame, files, records, label)
+
+
+def decoded_column(column, where) -> list:
+    """A binary Arrow column's values as text, checked as UTF-8 in one pass."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(column, pa.string()).to_pylist()
+    except pa.ArrowInvalid:
+        return decoded(column.to_pylist(), where)
+
+
+def _arrow_chunks(plan, frame, files: list, records, label: str):
+    """``frame`` (data columns, then ``FILE`` and ``PLACE``) as chunks: ``records(batch,
+    file index, path, place, offset)`` turns a run of rows from one file and place into
+    ``(segment, offset, records)``, ``offset`` counting the rows a segment had before."""
+    from pyspark.rdd import RDD
+    from pyspark.serializers import NoOpSerializer
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(frame.schema, timezone="UTC", prefers_large_types=False)
+    java_batches = frame._jdf.toArrowBatchRdd(CHUNK, "UTC", True, False).toJavaRDD()
+    by_uri = {_uri(plan, path): index for index, path in enumerate(files)}
+
+    def chunks(batches):
+        import pyarrow as pa
+
+        seen: dict = {}
+        for raw in batches:
+            batch = pa.ipc.read_record_batch(pa.py_buffer(raw), schema)
+            for begin, end in _runs(batch):
+                run = batch.slice(begin, end - begin)
+                uri, place = run.column(-2)[0].as_py(), run.column(-1)[0].as_py()
+                file = by_uri[uri]
+                offset = seen.get((file, place), 0)
+                seen[(file, place)] = offset + len(run)
+                segment, first, values = records(run, file, files[file], place, offset)
+                if values:
+                    yield segment, first, values
+
+    from panes.runners.spark.errors import worker_generator
+
+    return RDD(java_batches, plan.sc, NoOpSerializer()).mapPartitions(
+        worker_generator(chunks)).setName(label)
+
+
+def _uri(plan, path: str) -> str:
+    """How Spark's ``_metadata.file_path`` spells a matched file: its URI, encoded."""
+    return plan.sc._jvm.org.apache.hadoop.fs.Path(path).toUri().toString()
+
+
+def _runs(batch) -> list:
+    """``(begin, end)`` of the runs of rows with the same ``FILE`` and ``PLACE``."""
+    import pyarrow.compute as pc
+
+    count = batch.num_rows
+    cuts = set()
+    for column in (batch.column(-2), batch.column(-1)):
+        if count > 1:
+            changed = pc.not_equal(column.slice(1), column.slice(0, count - 1))
+            cuts.update(index + 1 for index in pc.indices_nonzero(changed).to_pylist())
+    bounds = [0, *sorted(cuts), count]
+    return [(begin, end) for begin, end in zip(bounds, bounds[1:]) if end > begin]
