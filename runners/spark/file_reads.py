@@ -14,6 +14,7 @@ segment of the source — ``(file index, split start)`` for text, ``(file index,
 from __future__ import annotations
 
 from panes.errors import UserCodeError
+from panes.io.base import SourceError
 from panes.io.filesystem import CompressionTypes
 from panes.io.files import match_files
 from panes.io.text import decoded
@@ -116,7 +117,10 @@ def _arrow_chunks(plan, frame, files: list, records, label: str):
                 file = by_uri[uri]
                 offset = seen.get((file, place), 0)
                 seen[(file, place)] = offset + len(run)
-                segment, first, values = records(run, file, files[file], place, offset)
+                try:
+                    segment, first, values = records(run, file, files[file], place, offset)
+                except SourceError as error:
+                    raise UserCodeError(label, error.where, error) from None
                 if values:
                     yield segment, first, values
 
