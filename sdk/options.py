@@ -11,6 +11,7 @@ KNOWN_OPTIONS = {
     "spark_partitions": None,
     "spark_conf": None,
     "spark_session": None,
+    "spark_log_level": None,
     "job_name": "panes",
 }
 

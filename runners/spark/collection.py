@@ -18,6 +18,7 @@ from panes.timestamp import MAX_TIMESTAMP
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
 from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
 
@@ -45,6 +46,7 @@ class Pending:
         loop's metrics cell, where a sink running user code names its step). A sink has
         ``push``, and ``drain()`` and ``finish()`` giving its records."""
         feed, stages, chunked, ordered = self.feed, self.stages, self.chunked, self.ordered
+        loop = loop_id()
 
         def run(partition, records):
             cell = [MetricsContainer(), None]
@@ -67,7 +69,7 @@ class Pending:
                 yield from sink.finish()
             finally:
                 reset_metrics_scope(token)
-            accumulator.add(cell[0])
+            report(accumulator, loop, partition, cell[0])
 
         rdd = self.source.mapPartitionsWithIndex(worker_generator(run))
         return worker_output(rdd).setName(name)

@@ -8,8 +8,6 @@ inputs, and writes. Jobs and RDDs are named after the transforms.
 
 from __future__ import annotations
 
-from pyspark.accumulators import AccumulatorParam
-
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
@@ -25,20 +23,12 @@ from panes.runners.spark.sources import driver_read, plan_source, plan_test_stre
 from panes.runners.spark.errors import surfaced_errors
 from panes.runners.spark.file_writes import FILE_SINKS, plan_file_write
 from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
+from panes.runners.spark.metrics import committed, partition_metrics
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
 from panes.runners.spark.positions import by_position, flattened
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.session import get_session
-
-
-class _MetricsParam(AccumulatorParam):
-    def zero(self, value):
-        return MetricsContainer()
-
-    def addInPlace(self, value1, value2):
-        value1.merge(value2)
-        return value1
 
 
 class Plan:
@@ -51,7 +41,7 @@ class Plan:
         self.collections: dict = {}
         self.captures: dict = {}
         self.metrics = MetricsContainer()
-        self.metrics_accumulator = self.sc.accumulator(MetricsContainer(), _MetricsParam())
+        self.metrics_accumulator = partition_metrics(self.sc)
         self.sources = {node.id: driver_read(node) for node in ir.nodes.values()
                         if node.kind in SOURCE_KINDS}
         self.clock = ProcessingClock(ir, self.sources)
@@ -166,7 +156,7 @@ class SparkRunner:
                     if not uses.get(pcollection):
                         # Nothing reads it, but its transforms still run (side effects, metrics).
                         plan.action(pcollection, collection.rdd.count)
-                plan.metrics.merge(plan.metrics_accumulator.value)
+                plan.metrics.merge(committed(plan.metrics_accumulator))
             finally:
                 plan.release()
         return PipelineResult(plan.metrics, plan.captures)

@@ -7,10 +7,14 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from panes.errors import RunnerError
 
 MIN_JAVA = 17
+# Embedded Spark on every core, retrying a failed task up to 4 times, as a cluster does.
+DEFAULT_MASTER = "local[*, 4]"
+QUIET_LOGGING = Path(__file__).with_name("log4j2.properties")
 _INSTALL_HINT = (
     "install a JDK 17 or newer (e.g. `sudo apt-get install openjdk-17-jre-headless`, or "
     "https://adoptium.net) and put it on PATH or point JAVA_HOME at it")
@@ -49,18 +53,29 @@ def get_session(options):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    return start_session(options.spark_master, options.job_name, options.spark_conf)
+    return start_session(options.spark_master, options.job_name, options.spark_conf,
+                         options.spark_log_level)
 
 
-def start_session(master=None, app_name="panes", conf=None):
-    """Starts (or joins) the SparkSession after checking Java; workers run this Python."""
+def start_session(master=None, app_name="panes", conf=None, log_level=None):
+    """Starts (or joins) the SparkSession after checking Java; workers run this Python.
+
+    Without ``master``, Spark runs embedded on every core and retries a failed task as a
+    cluster does (``local[*, 4]``). Without ``log_level``, Spark logs errors only and no
+    start-up banner (``panes/runners/spark/log4j2.properties``); a level (``WARN``,
+    ``INFO``, ...) keeps Spark's own logging at that level."""
     from pyspark.sql import SparkSession
 
     version = java_version()
     if version < MIN_JAVA:
         raise RunnerError(f"the Spark runner needs Java {MIN_JAVA}+, found Java {version}: "
                           f"{_INSTALL_HINT}")
-    master = master or "local[*]"
+    master = master or DEFAULT_MASTER
+    conf = dict(conf or {})
+    if log_level is None:
+        option = f"-Dlog4j2.configurationFile={QUIET_LOGGING}"
+        conf["spark.driver.extraJavaOptions"] = " ".join(
+            filter(None, [conf.get("spark.driver.extraJavaOptions"), option]))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -70,8 +85,8 @@ def start_session(master=None, app_name="panes", conf=None):
             dict.fromkeys(p for p in entries if p and os.path.isdir(p)))
     builder = (SparkSession.builder.master(master).appName(app_name)
                .config("spark.ui.showConsoleProgress", "false"))
-    for name, value in (conf or {}).items():
+    for name, value in conf.items():
         builder = builder.config(name, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel(log_level or "ERROR")
     return session
