@@ -16,12 +16,14 @@ from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
+from panes.runners.spark.side_inputs import side_input_values
 
 
 def plan_par_do(node, inputs, plan) -> dict:
     payload = lift(node.payload)
     label, specs = node.id, node.side_inputs
-    side_values = plan.broadcast([plan.collect_values(s.pcollection) for s in specs]) if specs else None
+    side_values = (plan.broadcast([side_input_values(plan, spec, label) for spec in specs])
+                   if specs else None)
     side_window_fns = [plan.window_fn(s.pcollection) for s in specs]
 
     def resolver():

@@ -77,10 +77,6 @@ class Plan:
             return list(collection.held.records)
         return sorted(self.action(label, collection.rdd.collect), key=by_position)
 
-    def collect_values(self, pcollection_id) -> list:
-        records = self.collect_sorted(self.collections[pcollection_id], f"side input {pcollection_id}")
-        return [wv for _, wv in records]
-
     def release(self) -> None:
         for rdd in self._persisted:
             rdd.unpersist()
