@@ -63,6 +63,8 @@ class CrashFirstAttempt(beam.DoFn):
 
 
 def keyed_counts(p, work: Path, before_shuffle, after_shuffle):
+    """Sums and counts of the input's numbers per key, counting each number (``seen``) and
+    each key (``grouped``); ``before_shuffle`` and ``after_shuffle`` inject faults."""
     lines = p | "Read" >> beam.io.ReadFromText(str(work / "in" / "*.txt"))
     keyed = (lines | "Seen" >> beam.ParDo(Count("seen")) | "Before" >> before_shuffle
              | "Key" >> beam.Map(lambda line: (int(line) % KEYS, int(line))))
@@ -76,11 +78,9 @@ def run(master: str, scenario: str, work: Path, *args) -> None:
                "spark_conf": {"spark.executor.cores": "1", "spark.executor.memory": "512m",
                               "spark.task.maxFailures": "4"}}
     p = beam.Pipeline(runner="spark", options=options)
-    if scenario == "executor-killed":
-        out = keyed_counts(p, work, beam.Map(lambda x: x),
+    if scenario == "faults":
+        out = keyed_counts(p, work, beam.ParDo(CrashFirstAttempt()),
                            beam.ParDo(KillExecutorOnce(str(work / "killed"))))
-    elif scenario == "task-fails-once":
-        out = keyed_counts(p, work, beam.ParDo(CrashFirstAttempt()), beam.Map(lambda x: x))
     elif scenario == "commit":
         out = _commit_run(p, work, args[0], args[2])
     else:
