@@ -43,9 +43,11 @@ def text_chunks(plan, source, label: str):
         raise UserCodeError(label, None, ValueError(
             f"on Spark a file's compression is known by its extension (.gz, .bz2, .zst): "
             f"name the files so, or read them with compression_type=CompressionTypes.AUTO"))
-    frame = plan.session.read.text([literal(path) for path in files]).selectExpr(
-        "cast(value as binary) as value", f"_metadata.file_path as {FILE}",
-        f"_metadata.file_block_start as {PLACE}")
+    from pyspark.sql import functions as F
+
+    frame = plan.session.read.text([literal(path) for path in files])
+    frame = frame.select(F.col("value").cast("binary"), _file_index(plan, files).alias(FILE),
+                         F.col("_metadata.file_block_start").alias(PLACE))
     skip = source.skip_header_lines
 
     def records(batch, file, path, start, offset):
@@ -70,7 +72,7 @@ def parquet_chunks(plan, source, label: str):
     frame = plan.session.read.parquet(*[literal(path) for path in files])
     columns = list(source.columns) if source.columns else frame.columns
     frame = frame.select(*[F.col(f"`{name}`") for name in columns],
-                         F.col("_metadata.file_path").alias(FILE),
+                         _file_index(plan, files).alias(FILE),
                          F.col("_metadata.row_index").alias(PLACE))
 
     def records(batch, file, path, row, offset):
@@ -94,7 +96,7 @@ def decoded_column(column, where) -> list:
 
 
 def _arrow_chunks(plan, frame, files: list, records, label: str):
-    """``frame`` (data columns, then ``FILE`` and ``PLACE``) as chunks: ``records(batch,
+    """``frame`` (data columns, then ``FILE``, the file's index, and ``PLACE``) as chunks: ``records(batch,
     file index, path, place, offset)`` turns a run of rows from one file and place into
     ``(segment, offset, records)``, ``offset`` counting the rows a segment had before."""
     from pyspark.rdd import RDD
@@ -103,7 +105,6 @@ def _arrow_chunks(plan, frame, files: list, records, label: str):
 
     schema = to_arrow_schema(frame.schema, timezone="UTC", prefers_large_types=False)
     java_batches = frame._jdf.toArrowBatchRdd(CHUNK, "UTC", True, False).toJavaRDD()
-    by_uri = {_uri(plan, path): index for index, path in enumerate(files)}
 
     def chunks(batches):
         import pyarrow as pa
@@ -113,8 +114,7 @@ def _arrow_chunks(plan, frame, files: list, records, label: str):
             batch = pa.ipc.read_record_batch(pa.py_buffer(raw), schema)
             for begin, end in _runs(batch):
                 run = batch.slice(begin, end - begin)
-                uri, place = run.column(-2)[0].as_py(), run.column(-1)[0].as_py()
-                file = by_uri[uri]
+                file, place = run.column(-2)[0].as_py(), run.column(-1)[0].as_py()
                 offset = seen.get((file, place), 0)
                 seen[(file, place)] = offset + len(run)
                 try:
@@ -130,20 +130,32 @@ def _arrow_chunks(plan, frame, files: list, records, label: str):
         worker_generator(chunks)).setName(label)
 
 
-def _uri(plan, path: str) -> str:
-    """How Spark's ``_metadata.file_path`` spells a matched file: its URI, encoded."""
-    return plan.sc._jvm.org.apache.hadoop.fs.Path(path).toUri().toString()
+def _file_index(plan, files: list):
+    """A column of each row's file's index in ``files``, looked up in the JVM by the path
+    Spark's ``_metadata.file_path`` gives: the file's URI, encoded."""
+    from pyspark.sql import functions as F
+
+    to_uri = plan.sc._jvm.org.apache.hadoop.fs.Path
+    indexes = F.create_map(*[column for index, path in enumerate(files)
+                             for column in (F.lit(to_uri(path).toUri().toString()), F.lit(index))])
+    return F.element_at(indexes, F.col("_metadata.file_path"))
 
 
 def _runs(batch) -> list:
-    """``(begin, end)`` of the runs of rows with the same ``FILE`` and ``PLACE``."""
+    """``(begin, end)`` of the runs of rows with the same ``FILE`` and ``PLACE``. A split's
+    rows are consecutive in its partition, so a batch that starts and ends in the same split
+    is one run."""
     import pyarrow.compute as pc
 
     count = batch.num_rows
+    columns = (batch.column(-2), batch.column(-1))
+    if count == 0:
+        return []
+    if all(column[0] == column[count - 1] for column in columns):
+        return [(0, count)]
     cuts = set()
-    for column in (batch.column(-2), batch.column(-1)):
-        if count > 1:
-            changed = pc.not_equal(column.slice(1), column.slice(0, count - 1))
-            cuts.update(index + 1 for index in pc.indices_nonzero(changed).to_pylist())
+    for column in columns:
+        changed = pc.not_equal(column.slice(1), column.slice(0, count - 1))
+        cuts.update(index + 1 for index in pc.indices_nonzero(changed).to_pylist())
     bounds = [0, *sorted(cuts), count]
-    return [(begin, end) for begin, end in zip(bounds, bounds[1:]) if end > begin]
+    return list(zip(bounds, bounds[1:]))
