@@ -109,8 +109,16 @@ class _ParquetForm:
                     yield pa.ipc.open_stream(raw).read_next_batch().cast(target)
 
         codec = "uncompressed" if self.sink.codec == "none" else self.sink.codec
-        frame.mapInArrow(decoded, self.spark_schema).write.option("compression", codec) \
-            .parquet(path)
+        # Timestamps as Parquet's microsecond timestamps, as pyarrow writes them (Spark's
+        # default is the legacy INT96), for this write only.
+        conf, setting = frame.sparkSession.conf, "spark.sql.parquet.outputTimestampType"
+        before = conf.get(setting)
+        conf.set(setting, "TIMESTAMP_MICROS")
+        try:
+            frame.mapInArrow(decoded, self.spark_schema).write.option("compression", codec) \
+                .parquet(path)
+        finally:
+            conf.set(setting, before)
 
     def empty_shard(self) -> bytes:
         import pyarrow as pa

@@ -80,13 +80,11 @@ class StandaloneCluster:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=30)
 
-    def driver(self, script: Path, *args, **popen) -> subprocess.Popen:
-        """Starts ``python script <master url> args...`` as a driver process."""
-        return subprocess.Popen([sys.executable, str(script), self.url, *map(str, args)],
-                                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, **popen)
+    def run_python(self, *args, timeout: float = 600) -> subprocess.CompletedProcess:
+        """Runs ``python args...`` (a driver program) in the cluster's environment."""
+        return subprocess.run([sys.executable, *map(str, args)], env=self.env,
+                              capture_output=True, text=True, timeout=timeout)
 
     def run_driver(self, script: Path, *args, timeout: float = 600) -> subprocess.CompletedProcess:
-        process = self.driver(script, *args)
-        stdout, stderr = process.communicate(timeout=timeout)
-        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+        """Runs ``python script <master url> args...``."""
+        return self.run_python(script, self.url, *args, timeout=timeout)

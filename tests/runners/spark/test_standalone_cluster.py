@@ -77,3 +77,27 @@ def test_executors_read_and_write_uris_of_any_hadoop_scheme_and_relative_paths(c
              for line in shard.read_text().splitlines()]
     assert sorted(upper) == ["X", "YY", "ZZZ"]  # a shard per partition, as Spark packed them
     assert (tmp_path / "relative" / "words-00000-of-00001").read_text() == "x\nyy\nzzz\n"
+
+
+def test_the_production_example_runs_against_the_cluster(cluster, tmp_path, monkeypatch):
+    import gzip
+    import json
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "examples"))
+    from test_hourly_sessions import events, expected_sessions
+
+    logs = events(seed=11)
+    (tmp_path / "logs").mkdir()
+    for part in range(2):
+        lines = [json.dumps({k: v for k, v in e.items() if k != "second"}) for e in logs[part::2]]
+        (tmp_path / "logs" / f"{part}.json.gz").write_bytes(gzip.compress("\n".join(lines).encode()))
+    done = cluster.run_python(
+        examples / "hourly_sessions.py", "--runner", "spark", "--spark_master", cluster.url,
+        "--input", tmp_path / "logs" / "*.gz", "--output", tmp_path / "out" / "sessions")
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = pq.read_table([str(p) for p in sorted((tmp_path / "out").glob("sessions-*.parquet"))])
+    assert sorted(tuple(row.values()) for row in table.to_pylist()) == expected_sessions(logs)
