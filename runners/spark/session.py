@@ -61,30 +61,34 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
     """Starts (or joins) the SparkSession after checking Java; workers run this Python.
 
     Without ``master``, Spark runs embedded on every core and retries a failed task as a
-    cluster does (``local[*, 4]``). Without ``log_level``, Spark logs errors only and no
-    start-up banner (``panes/runners/spark/log4j2.properties``); a level (``WARN``,
-    ``INFO``, ...) keeps Spark's own logging at that level."""
+    cluster does (``local[*, 4]``) — unless ``spark-submit`` started this driver, whose
+    ``--master`` holds. Without ``log_level``, Spark logs errors only and no start-up banner
+    (``panes/runners/spark/log4j2.properties``); a level (``WARN``, ``INFO``, ...) keeps
+    Spark's own logging at that level."""
     from pyspark.sql import SparkSession
 
     version = java_version()
     if version < MIN_JAVA:
         raise RunnerError(f"the Spark runner needs Java {MIN_JAVA}+, found Java {version}: "
                           f"{_INSTALL_HINT}")
-    master = master or DEFAULT_MASTER
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM
+    master = master or (None if submitted else DEFAULT_MASTER)
     conf = dict(conf or {})
     if log_level is None:
         option = f"-Dlog4j2.configurationFile={QUIET_LOGGING}"
         conf["spark.driver.extraJavaOptions"] = " ".join(
             filter(None, [conf.get("spark.driver.extraJavaOptions"), option]))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    if master.startswith("local"):
+    if master and master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         # Local workers import what the driver imports (modules beside the pipeline file).
         entries = [*os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
         os.environ["PYTHONPATH"] = os.pathsep.join(
             dict.fromkeys(p for p in entries if p and os.path.isdir(p)))
-    builder = (SparkSession.builder.master(master).appName(app_name)
-               .config("spark.ui.showConsoleProgress", "false"))
+    builder = SparkSession.builder.appName(app_name).config("spark.ui.showConsoleProgress",
+                                                            "false")
+    if master:
+        builder = builder.master(master)
     for name, value in conf.items():
         builder = builder.config(name, value)
     session = builder.getOrCreate()

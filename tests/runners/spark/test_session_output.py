@@ -64,3 +64,25 @@ def test_a_log_level_restores_sparks_own_logging(tmp_path):
     assert "Using Spark's default log4j profile" in done.stderr
     assert "WARN NativeCodeLoader" in done.stderr
     assert "\tat org.apache.spark" in done.stderr  # the executor's full trace, as Spark logs it
+
+
+def test_under_spark_submit_its_master_holds(tmp_path):
+    from pathlib import Path
+
+    import pyspark
+
+    script = tmp_path / "submitted.py"
+    script.write_text(
+        "import panes as beam\nfrom panes.testing import materialize\n"
+        "from pyspark.sql import SparkSession\n"
+        "p = beam.Pipeline(runner='spark')\n"
+        "out = materialize(p | beam.Create([1, 2, 3]) | beam.Map(lambda x: x * 2))\n"
+        "p.run()\n"
+        "print(SparkSession.getActiveSession().sparkContext.master, sorted(out.values))\n")
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    env = {**__import__("os").environ, "PYSPARK_PYTHON": sys.executable,
+           "PYSPARK_DRIVER_PYTHON": sys.executable}
+    done = subprocess.run([str(submit), "--master", "local[1]", str(script)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "local[1] [2, 4, 6]"
