@@ -109,5 +109,6 @@ def check_timestamps(label: str, timestamps, elements) -> None:
         if not MIN_TIMESTAMP <= micros <= MAX_TIMESTAMP:
             raise UserCodeError(label, element, ValueError(
                 f"timestamp {micros / MICROS_PER_SECOND:g}s is outside Beam's range "
-                f"({MIN_TIMESTAMP / MICROS_PER_SECOND:g}s to {MAX_TIMESTAMP / MICROS_PER_SECOND:g}s, "
-                f"int64 microseconds): give a time in seconds, a datetime or a Timestamp"))
+                f"({MIN_TIMESTAMP / MICROS_PER_SECOND:g}s to "
+                f"{MAX_TIMESTAMP / MICROS_PER_SECOND:g}s, int64 microseconds): give a time in "
+                f"seconds, a datetime or a Timestamp"))

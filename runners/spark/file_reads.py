@@ -19,6 +19,7 @@ from panes.io.filesystem import CompressionTypes
 from panes.io.files import match_files
 from panes.io.text import decoded
 from panes.runners.fusion import CHUNK
+from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.hadoop import HadoopFileSystems, literal
 
 FILE, PLACE = "__panes_file__", "__panes_place__"
@@ -41,8 +42,8 @@ def text_chunks(plan, source, label: str):
             CompressionTypes.detect_compression_type(path) != source.compression_type
             for path in files):
         raise UserCodeError(label, None, ValueError(
-            f"on Spark a file's compression is known by its extension (.gz, .bz2, .zst): "
-            f"name the files so, or read them with compression_type=CompressionTypes.AUTO"))
+            "on Spark a file's compression is known by its extension (.gz, .bz2, .zst): "
+            "name the files so, or read them with compression_type=CompressionTypes.AUTO"))
     from pyspark.sql import functions as F
 
     frame = plan.session.read.text([literal(path) for path in files])
@@ -96,9 +97,10 @@ def decoded_column(column, where) -> list:
 
 
 def _arrow_chunks(plan, frame, files: list, records, label: str):
-    """``frame`` (data columns, then ``FILE``, the file's index, and ``PLACE``) as chunks: ``records(batch,
-    file index, path, place, offset)`` turns a run of rows from one file and place into
-    ``(segment, offset, records)``, ``offset`` counting the rows a segment had before."""
+    """``frame`` (data columns, then ``FILE``, the file's index, and ``PLACE``) as chunks:
+    ``records(batch, file index, path, place, offset)`` turns a run of rows from one file and
+    place into ``(segment, offset, records)``, ``offset`` counting the rows a segment had
+    before."""
     from pyspark.rdd import RDD
     from pyspark.serializers import NoOpSerializer
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -123,8 +125,6 @@ def _arrow_chunks(plan, frame, files: list, records, label: str):
                     raise UserCodeError(label, error.where, error) from None
                 if values:
                     yield segment, first, values
-
-    from panes.runners.spark.errors import worker_generator
 
     return RDD(java_batches, plan.sc, NoOpSerializer()).mapPartitions(
         worker_generator(chunks)).setName(label)

@@ -12,14 +12,18 @@ attempts never duplicate a shard.
 
 from __future__ import annotations
 
+import functools
 import posixpath
+import random
 from bisect import bisect_right
+from itertools import islice
 
 from panes.io.commit import write_and_publish
 from panes.io.filesystem import CompressionTypes
 from panes.io.files import shard_names
 from panes.io.parquet import ParquetSink, record_batch
 from panes.io.text import TextSink, encoded_lines
+from panes.runners.fusion import CHUNK
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.serializer import worker_output
@@ -139,26 +143,20 @@ def _sample(collection, plan, label) -> list:
 
 
 class _Rows:
-    """A partition loop's sink: its values become rows as chunks arrive."""
+    """A partition loop's sink: the shard's first rows (a header), then a row per chunk."""
 
-    def __init__(self, form):
-        self.form = form
+    def __init__(self, form, ordered, cell):
+        self.form, self.out = form, list(form.first_rows())
 
-    def __call__(self, ordered, cell):
-        form, out = self.form, list(self.form.first_rows())
+    def push(self, chunk):
+        self.out.append(self.form.row(chunk.values))
 
-        class Sink:
-            def push(self, chunk):
-                out.append(form.row(chunk.values))
+    def drain(self):
+        yield from self.out
+        self.out.clear()
 
-            def drain(self):
-                yield from out
-                out.clear()
-
-            def finish(self):
-                return ()
-
-        return Sink()
+    def finish(self):
+        return ()
 
 
 class _Pairs:
@@ -185,17 +183,14 @@ def _pairs(collection, plan, name):
 def _shard_rows(plan, collection, sink, form, label) -> tuple:
     """The rows of each shard, a partition per shard, and the shard count."""
     if not sink.num_shards:
-        rows = collection.work().run(_Rows(form), plan.metrics_accumulator, f"{label} (rows)")
+        rows = collection.work().run(functools.partial(_Rows, form), plan.metrics_accumulator,
+                                     f"{label} (rows)")
         return rows, rows.getNumPartitions()
     shards = sink.num_shards
     pairs = plan.persist(_pairs(collection, plan, f"{label} (positions)"))
     bounds = _range_bounds(plan, pairs, shards, label)
 
     def rows(pairs_in_order):
-        from itertools import islice
-
-        from panes.runners.fusion import CHUNK
-
         yield from form.first_rows()
         values = (value for _, value in pairs_in_order)
         while chunk := list(islice(values, CHUNK)):
@@ -211,8 +206,6 @@ def _range_bounds(plan, pairs, shards: int, label: str) -> list:
     of each partition (the driver sees ``SAMPLES_PER_SHARD`` positions per shard)."""
     if shards == 1:
         return []
-    import random
-
     per_partition = -(-shards * SAMPLES_PER_SHARD // pairs.getNumPartitions())
 
     def sample(partition, records):

@@ -139,7 +139,8 @@ class FileSystems:
         filesystem, arrow_path, _, _ = _resolve(path)
         filesystem.create_dir(posixpath.dirname(arrow_path), recursive=True)
         compression = CompressionTypes.resolved(compression_type, path)
-        return filesystem.open_output_stream(arrow_path, compression=_ARROW_COMPRESSION[compression])
+        return filesystem.open_output_stream(arrow_path,
+                                             compression=_ARROW_COMPRESSION[compression])
 
     @staticmethod
     def open(path: str, mime_type: str = "application/octet-stream",
@@ -150,7 +151,8 @@ class FileSystems:
         compression = CompressionTypes.resolved(compression_type, path)
         if compression == CompressionTypes.UNCOMPRESSED:
             return filesystem.open_input_file(arrow_path)
-        return filesystem.open_input_stream(arrow_path, compression=_ARROW_COMPRESSION[compression])
+        return filesystem.open_input_stream(arrow_path,
+                                            compression=_ARROW_COMPRESSION[compression])
 
     @staticmethod
     def copy(source_file_names: list, destination_file_names: list) -> None:

@@ -21,9 +21,10 @@ def events(seed=5):
         second = generator.randrange(3600)
         for _ in range(40):
             second += generator.choice([5, 60, 600, 2400, 4000])
-            out.append({"user": user, "time": (BASE + dt.timedelta(seconds=second)).isoformat()
-                        .replace("+00:00", "Z"), "action": generator.choice(["view", "buy", "cart"]),
-                        "bytes": generator.randrange(100, 5000), "second": second})
+            time = (BASE + dt.timedelta(seconds=second)).isoformat().replace("+00:00", "Z")
+            out.append({"user": user, "time": time, "second": second,
+                        "action": generator.choice(["view", "buy", "cart"]),
+                        "bytes": generator.randrange(100, 5000)})
     generator.shuffle(out)
     return out
 

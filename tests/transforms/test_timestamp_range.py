@@ -22,8 +22,8 @@ class StampOne(beam.DoFn):
     (lambda p: p | beam.Create([1, 2, 3]) | "Stamp" >> beam.Map(
         lambda x: TimestampedValue(x, -BEYOND if x == 2 else x)), "Stamp"),
     (lambda p: p | beam.Create([1, 2, 3]) | "Stamp" >> beam.ParDo(StampOne()), "Stamp"),
-    (lambda p: p | "Stamp" >> beam.Create([TimestampedValue(1, 1),
-                                           TimestampedValue(2, Timestamp(micros=MAX_TIMESTAMP + 1))]),
+    (lambda p: p | "Stamp" >> beam.Create([
+        TimestampedValue(1, 1), TimestampedValue(2, Timestamp(micros=MAX_TIMESTAMP + 1))]),
      "Stamp"),
 ], ids=["Map", "ParDo", "Create"])
 def test_a_timestamp_beyond_beams_range_names_the_transform_and_element(runner, make, label):
@@ -49,7 +49,8 @@ def test_a_source_timestamp_function_beyond_the_range_names_the_read(runner, tmp
 
 def test_the_edges_of_the_range_are_accepted(runner):
     p = beam.Pipeline(runner=runner)
-    out = materialize(p | beam.Create([TimestampedValue("last", Timestamp(micros=MAX_TIMESTAMP - 1)),
-                                       TimestampedValue("first", -9.2e12)]))
+    out = materialize(p | beam.Create([
+        TimestampedValue("last", Timestamp(micros=MAX_TIMESTAMP - 1)),
+        TimestampedValue("first", -9.2e12)]))
     p.run()
     assert sorted(out.values) == ["first", "last"]

@@ -25,8 +25,8 @@ def invert(x):
 
 options = {"spark_log_level": sys.argv[1]} if len(sys.argv) > 1 else {}
 p = beam.Pipeline(runner="spark", options=options)
-total = p | beam.Create(range(1, 101)) | beam.Map(crash_first_attempt) | beam.combiners.Count.Globally()
-counted = beam.testing.materialize(total)
+numbers = p | beam.Create(range(1, 101)) | beam.Map(crash_first_attempt)
+counted = beam.testing.materialize(numbers | beam.combiners.Count.Globally())
 p.run()
 print("counted", counted.values, flush=True)
 p = beam.Pipeline(runner="spark", options=options)

@@ -94,7 +94,8 @@ def test_the_production_example_runs_against_the_cluster(cluster, tmp_path, monk
     (tmp_path / "logs").mkdir()
     for part in range(2):
         lines = [json.dumps({k: v for k, v in e.items() if k != "second"}) for e in logs[part::2]]
-        (tmp_path / "logs" / f"{part}.json.gz").write_bytes(gzip.compress("\n".join(lines).encode()))
+        text = "\n".join(lines).encode()
+        (tmp_path / "logs" / f"{part}.json.gz").write_bytes(gzip.compress(text))
     done = cluster.run_python(
         examples / "hourly_sessions.py", "--runner", "spark", "--spark_master", cluster.url,
         "--input", tmp_path / "logs" / "*.gz", "--output", tmp_path / "out" / "sessions")
