@@ -39,15 +39,13 @@ _INSTALLED = tuple({os.path.realpath(path) for path in (sys.prefix, sys.base_pre
 
 def user_location(error: BaseException) -> str:
     """``file:line in function`` of the innermost frame of ``error``'s traceback in the
-    user's code: outside panes and, if any frame is, outside Python and installed packages."""
+    user's code, outside panes, Python and installed packages ("" when there is none)."""
     runners = sys.modules.get("panes.runners")
     panes = tuple(os.path.realpath(path) + os.sep for path in
                   [os.path.dirname(__file__), *getattr(runners, "__path__", [])])
-    frames = [(frame.f_code, line) for frame, line in traceback.walk_tb(error.__traceback__)
-              if not os.path.realpath(frame.f_code.co_filename).startswith(panes)]
-    own = [(code, line) for code, line in frames
-           if not os.path.realpath(code.co_filename).startswith(_INSTALLED)]
-    for code, line in (own or frames)[-1:]:
+    own = [(frame.f_code, line) for frame, line in traceback.walk_tb(error.__traceback__)
+           if not os.path.realpath(frame.f_code.co_filename).startswith((*panes, *_INSTALLED))]
+    for code, line in own[-1:]:
         return f"{code.co_filename}:{line} in {code.co_name}"
     return ""
 

@@ -93,4 +93,17 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
         builder = builder.config(name, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(log_level or "ERROR")
+    if log_level is None:
+        _quiet_query_errors()
     return session
+
+
+def _quiet_query_errors() -> None:
+    """PySpark logs every failed Spark SQL query, with its JVM trace, before raising it; the
+    raised error (which panes reports, naming the transform) says the same."""
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)

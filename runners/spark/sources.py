@@ -8,6 +8,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import repeat
 
+from pyspark.errors import AnalysisException
+
+from panes.errors import UserCodeError
 from panes.io.parquet import ParquetSource
 from panes.io.text import TextSource
 from panes.ir.codec import lift
@@ -61,7 +64,10 @@ def plan_test_stream(node, inputs, plan) -> dict:
 def _native(node, plan) -> Collection:
     payload = lift(node.payload)
     source, label, timestamp_fn = payload["source"], node.id, payload["timestamp_fn"]
-    chunks = NATIVE_READERS[type(source)](plan, source, label)
+    try:
+        chunks = NATIVE_READERS[type(source)](plan, source, label)
+    except AnalysisException as error:  # Spark cannot plan the read: a missing column, say
+        raise UserCodeError(label, None, error) from None
     # A DataFrame partition is one segment; a partition of files may hold several splits.
     ordered = isinstance(source, DataFrameSource)
     if payload["watermark"] is None:
