@@ -136,8 +136,9 @@ def _file_index(plan, files: list):
     from pyspark.sql import functions as F
 
     to_uri = plan.sc._jvm.org.apache.hadoop.fs.Path
-    indexes = F.create_map(*[column for index, path in enumerate(files)
-                             for column in (F.lit(to_uri(path).toUri().toString()), F.lit(index))])
+    uris = [to_uri(path).toUri().toString() for path in files]
+    # Two array literals, folded into one map literal by Spark's optimizer, however many files.
+    indexes = F.map_from_arrays(F.lit(uris), F.lit(list(range(len(files)))))
     return F.element_at(indexes, F.col("_metadata.file_path"))
 
 
