@@ -69,12 +69,12 @@ def test_without_a_shard_count_a_shard_per_partition(spark, tmp_path):
 
 
 def test_a_side_input_above_the_limit_is_refused_before_it_is_collected(spark):
-    spark.conf.set(LIMIT_SETTING, "2000")
+    spark.conf.set(LIMIT_SETTING, "10000")
     try:
         p = beam.Pipeline(runner="spark")
         big = p | "Big" >> beam.Create(range(1000))
         p | beam.Create([1]) | "Use" >> beam.Map(lambda x, side: x, beam.pvalue.AsList(big))
-        with pytest.raises(RunnerError, match=r"transform 'Use'.*above the 2,000 bytes"):
+        with pytest.raises(RunnerError, match=r"transform 'Use'.*above the 10,000 bytes"):
             p.run()
         p = beam.Pipeline(runner="spark")
         small = p | "Small" >> beam.Create(range(10))
