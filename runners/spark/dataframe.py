@@ -46,7 +46,8 @@ def ReadFromDataFrame(dataframe, label=None) -> Read:
 
 
 def dataframe_chunks(plan, source: DataFrameSource, label: str):
-    """The rows as dicts, in chunks ``((partition,), offset, rows)``."""
+    """The rows as dicts, in chunks ``((partition,), offset, rows)``, and that each
+    partition's positions rise."""
     def chunks(partition, rows):
         rows = iter(rows)
         offset = 0
@@ -54,4 +55,4 @@ def dataframe_chunks(plan, source: DataFrameSource, label: str):
             yield (partition,), offset, chunk
             offset += len(chunk)
 
-    return source.dataframe().rdd.mapPartitionsWithIndex(chunks).setName(label)
+    return source.dataframe().rdd.mapPartitionsWithIndex(chunks).setName(label), True

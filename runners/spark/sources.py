@@ -28,7 +28,7 @@ from panes.runners.spark.file_reads import parquet_chunks, text_chunks
 
 
 # Source type -> function(plan, source, label) giving an RDD of the source's records in chunks
-# (``panes.runners.spark.file_reads``).
+# (``panes.runners.spark.file_reads``) and whether each partition's positions rise.
 NATIVE_READERS = {DataFrameSource: dataframe_chunks, TextSource: text_chunks,
                   ParquetSource: parquet_chunks}
 
@@ -65,11 +65,9 @@ def _native(node, plan) -> Collection:
     payload = lift(node.payload)
     source, label, timestamp_fn = payload["source"], node.id, payload["timestamp_fn"]
     try:
-        chunks = NATIVE_READERS[type(source)](plan, source, label)
+        chunks, ordered = NATIVE_READERS[type(source)](plan, source, label)
     except AnalysisException as error:  # Spark cannot plan the read: a missing column, say
         raise UserCodeError(label, None, error) from None
-    # A DataFrame partition is one segment; a partition of files may hold several splits.
-    ordered = isinstance(source, DataFrameSource)
     if payload["watermark"] is None:
         pending = Pending(chunks, _feed(label, timestamp_fn), chunked=True, ordered=ordered)
         return Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,

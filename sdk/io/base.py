@@ -28,6 +28,9 @@ class SourceError(Exception):
         super().__init__(message)
         self.where = where
 
+    def __reduce__(self):  # it crosses from Spark's workers to the driver
+        return type(self), (self.where, str(self))
+
 
 class Sink:
     """Base of sink dataclasses; ``write_records`` writes all elements, publishing them only

@@ -14,7 +14,7 @@ from panes.io.filesystem import CompressionTypes
 from panes.io.filesystems import FileSystems
 from panes.io.files import (DEFAULT_SHARD_TEMPLATE, match_files, shard_names, shard_pattern,
                             split_evenly)
-from panes.io.text import check_shards
+from panes.io.text import shard_count
 
 CODECS = ("none", "snappy", "gzip", "brotli", "lz4", "zstd")
 
@@ -121,10 +121,10 @@ def WriteToParquet(file_path_prefix: str, schema=None, *, codec: str = "none",  
                    shard_name_template: Optional[str] = None, label=None) -> Write:
     """Writes dict records as Parquet rows (``schema``: a pyarrow.Schema, or inferred from the
     records) into shards named as ``WriteToText`` names them."""
-    check_shards("WriteToParquet", num_shards)
     if codec not in CODECS:
         raise PipelineConstructionError(
             f"WriteToParquet: unknown codec {codec!r}; use one of {', '.join(CODECS)}")
     template = DEFAULT_SHARD_TEMPLATE if shard_name_template is None else shard_name_template
+    num_shards = shard_count("WriteToParquet", num_shards, template)
     return Write(ParquetSink(file_path_prefix, schema, file_name_suffix, num_shards, template,
                              codec), label=label)

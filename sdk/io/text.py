@@ -23,10 +23,6 @@ from panes.io.files import (DEFAULT_SHARD_TEMPLATE, match_files, shard_names, sh
 class UndecodableLine(SourceError, ValueError):
     """A line of a text file that is not UTF-8."""
 
-    def __init__(self, where: str, cause: UnicodeDecodeError):
-        super().__init__(where, f"{where} is not UTF-8 ({cause.reason} at byte {cause.start} "
-                                f"of the line): re-encode the file as UTF-8")
-
 
 def decoded(lines: list, where) -> list:
     """``lines`` (bytes) as text; the first that is not UTF-8 raises ``UndecodableLine``
@@ -38,8 +34,28 @@ def decoded(lines: list, where) -> list:
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise UndecodableLine(where(index), error) from None
+                place = where(index)
+                raise UndecodableLine(place, f"{place} is not UTF-8 ({error.reason} at byte "
+                                             f"{error.start} of the line): re-encode the file "
+                                             f"as UTF-8") from None
         raise
+
+
+def line_place(path: str, start: int, offset: int):
+    """Where the ``index``-th of lines read from byte ``start`` of ``path``, after ``offset``
+    others, is: ``where(index)``."""
+    def where(index):
+        line = offset + index + 1
+        return f"{path}, line {line}" if start == 0 else \
+            f"{path}, line {line} of the split at byte {start}"
+
+    return where
+
+
+def header_lines(skip_header_lines: int, start: int, offset: int) -> int:
+    """How many of lines read from byte ``start`` of a file, after ``offset`` others, are the
+    file's header."""
+    return max(0, skip_header_lines - offset) if start == 0 else 0
 
 
 @dataclass(frozen=True)
@@ -51,9 +67,8 @@ class TextSource(Source):
     def read_records(self):
         for file in match_files(FileSystems, self.file_pattern):
             with FileSystems.open(file.path, compression_type=self.compression_type) as stream:
-                lines = stream.read().splitlines()[self.skip_header_lines:]
-            skipped = self.skip_header_lines
-            yield from decoded(lines, lambda index: f"{file.path}, line {skipped + index + 1}")
+                lines = stream.read().splitlines()
+            yield from decoded(lines, line_place(file.path, 0, 0))[self.skip_header_lines:]
 
 
 @dataclass(frozen=True)
@@ -134,17 +149,26 @@ def WriteToText(file_path_prefix: str, file_name_suffix: str = "", *,  # noqa: N
     (``prefix-00000-of-00004suffix``): ``num_shards`` of them, or as many as the runner
     chooses with 0 (the direct runner one, Spark one per partition). The files appear only
     once all are written, and ``<prefix>.SUCCESS`` after them."""
-    check_shards("WriteToText", num_shards)
     _check_compression("WriteToText", compression_type)
     template = DEFAULT_SHARD_TEMPLATE if shard_name_template is None else shard_name_template
+    num_shards = shard_count("WriteToText", num_shards, template)
     return Write(TextSink(file_path_prefix, file_name_suffix, num_shards, template, header,
                           compression_type), label=label)
 
 
-def check_shards(transform: str, num_shards) -> None:
+def shard_count(transform: str, num_shards, template: str) -> int:
+    """``num_shards``, checked; a template without a shard index (``SSSSS``) names one file,
+    so the runner may not choose more."""
     if isinstance(num_shards, bool) or not isinstance(num_shards, int) or num_shards < 0:
         raise PipelineConstructionError(
             f"{transform} needs num_shards >= 0 (0: the runner chooses), got {num_shards!r}")
+    if "S" in template:
+        return num_shards
+    if num_shards > 1:
+        raise PipelineConstructionError(
+            f"{transform}: shard_name_template {template!r} has no shard index (SSSSS), so it "
+            f"names one file, but num_shards={num_shards}: add SSSSS or write one shard")
+    return 1
 
 
 def _check_compression(transform: str, compression_type) -> None:

@@ -77,4 +77,7 @@ def test_compression_type_and_skip_header_lines_are_checked_at_construction():
         ReadFromText("x", skip_header_lines=-1)
     with pytest.raises(ValueError, match="num_shards"):
         WriteToText("x", num_shards=-2)
+    with pytest.raises(ValueError, match="names one file"):
+        WriteToText("x", num_shards=2, shard_name_template="")
+    assert WriteToText("x", shard_name_template="").sink.num_shards == 1
     assert CompressionTypes.detect_compression_type("a/b.TXT.GZ") == CompressionTypes.GZIP

@@ -2,10 +2,12 @@
 give the direct runner's records, in its order; shards follow partitions unless counted;
 side inputs are measured before they are collected; metrics survive recomputation."""
 
+import re
+
 import pytest
 
 import panes as beam
-from panes.errors import RunnerError
+from panes.errors import RunnerError, UserCodeError
 from panes.metrics import MetricsContainer, MetricName
 from panes.testing import materialize
 from panes.trigger import AfterCount, AfterWatermark, AccumulationMode
@@ -27,12 +29,27 @@ def small_splits(spark):
         spark.conf.set(key, value)
 
 
-@pytest.fixture
-def files(tmp_path):
+@pytest.fixture(scope="module")
+def hadoop_scheme(spark):
+    """``panesfs://cluster/<path>``: a scheme only Hadoop knows (its view file system, every
+    path falling back to the local one), so Spark's own readers read it, not Python."""
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    conf.set("fs.panesfs.impl", "org.apache.hadoop.fs.viewfs.ViewFileSystemOverloadScheme")
+    conf.set("fs.viewfs.mounttable.cluster.linkFallback", "file:///")
+    return lambda path: "panesfs://cluster" + str(path)
+
+
+@pytest.fixture(params=["local", "hadoop"])
+def files(request, tmp_path, spark):
+    """Five CSV files with headers, named as a local path or as a Hadoop URI; the direct runner
+    reads the same files by their local path."""
     for index in range(5):
         lines = [f"{(index * 37 + i * 11) % 90},k{i % 3}" for i in range(12 + index)]
         (tmp_path / f"part-{index}.csv").write_text("time,key\n" + "\n".join(lines) + "\n")
-    return str(tmp_path / "part-*.csv")
+    local = str(tmp_path / "part-*.csv")
+    if request.param == "local":
+        return local, local
+    return request.getfixturevalue("hadoop_scheme")(local), local
 
 
 def read_and_group(runner, pattern, watermark):
@@ -56,7 +73,22 @@ def read_and_group(runner, pattern, watermark):
 @pytest.mark.parametrize("watermark", [False, True], ids=["batch", "record at a time"])
 def test_split_and_packed_files_give_the_direct_runners_records_and_panes(
         spark, small_splits, files, watermark):
-    assert read_and_group("spark", files, watermark) == read_and_group("direct", files, watermark)
+    on_spark, local = files
+    assert read_and_group("spark", on_spark, watermark) == read_and_group("direct", local,
+                                                                          watermark)
+
+
+def test_an_undecodable_line_read_by_spark_names_its_file_and_split(spark, small_splits,
+                                                                    hadoop_scheme, tmp_path):
+    lines = [f"line {i}".encode() for i in range(40)]
+    lines[30] = b"caf\xe9"
+    (tmp_path / "latin1.txt").write_bytes(b"\n".join(lines) + b"\n")
+    p = beam.Pipeline(runner="spark")
+    p | "ReadLogs" >> beam.io.ReadFromText(hadoop_scheme(tmp_path / "latin1.txt"))
+    with pytest.raises(UserCodeError, match="ReadLogs") as caught:
+        p.run()
+    assert re.search(r"panesfs://cluster\S*/latin1.txt, line \d+ of the split at byte \d+ is "
+                     r"not UTF-8", str(caught.value)), str(caught.value)
 
 
 def test_without_a_shard_count_a_shard_per_partition(spark, tmp_path):
