@@ -78,7 +78,8 @@ def _local_text_chunks(plan, files: list, skip: int, label: str):
     one range."""
     total = sum(file.size_in_bytes for file in files)
     size = max(1, min(LOCAL_SPLIT_BYTES, -(-total // plan.partitions)))
-    splits = [split for index, file in enumerate(files) for split in _byte_ranges(index, file, size)]
+    splits = [split for index, file in enumerate(files)
+              for split in _byte_ranges(index, file, size)]
 
     def chunks(split):
         index, path, start, end = split
