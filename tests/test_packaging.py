@@ -57,12 +57,12 @@ def test_base_install_runs_the_direct_runner_without_spark(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", str(ROOT)], check=True,
-                   capture_output=True, timeout=600)
-    # A test process that started Spark may have put pyspark on PYTHONPATH: the fresh venv
-    # must see only what it installed.
+    # A test process that started Spark may have put packages on PYTHONPATH: the fresh venv must
+    # install and see only its own (pip would otherwise count cloudpickle there as installed).
     env = {name: value for name, value in os.environ.items()
            if name != "PYTHONPATH" and not name.startswith(("SPARK", "PYSPARK"))}
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(ROOT)], check=True,
+                   capture_output=True, env=env, timeout=600)
     done = subprocess.run([str(python), "-c", WINDOWED], capture_output=True, text=True,
                           cwd=tmp_path, env=env, timeout=120)
     assert done.returncode == 0, done.stderr

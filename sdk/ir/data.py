@@ -9,6 +9,10 @@ class whose members are told apart by their ``KIND``, written into their JSON fo
 from __future__ import annotations
 
 import base64
+import collections
+import io
+import pickle
+import types
 from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
@@ -51,6 +55,25 @@ class Value:
     anything else pickled."""
 
 
+def _code_reduce(code):
+    """cloudpickle's reduction of a code object, with its file name kept (cloudpickle writes
+    ``<dynamic-code>``), so that a user function's error names the user's file."""
+    constructor, args = cloudpickle.cloudpickle._code_reduce(code)
+    return constructor, tuple(code.co_filename if arg == "<dynamic-code>" else arg
+                              for arg in args)
+
+
+class _Pickler(cloudpickle.Pickler):
+    dispatch_table = collections.ChainMap({types.CodeType: _code_reduce},
+                                          cloudpickle.Pickler.dispatch_table)
+
+
+def _dumps(obj) -> bytes:
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.DEFAULT_PROTOCOL).dump(obj)
+    return buffer.getvalue()
+
+
 class Pickled:
     """User code or data carried opaquely: cloudpickled once, compared by its bytes."""
 
@@ -62,7 +85,7 @@ class Pickled:
     @classmethod
     def of(cls, obj) -> "Pickled":
         try:
-            payload = cloudpickle.dumps(obj)
+            payload = _dumps(obj)
         except Exception as error:  # cloudpickle raises many types
             raise ValidationError(
                 f"cannot serialize {obj!r} ({type(error).__name__}: {error}); user functions and "
