@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
-from panes.testing.capture import CaptureSink
+from panes.ir.io import CaptureSink
 from panes.timestamp import MAX_TIMESTAMP
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
@@ -196,14 +196,14 @@ def run_flatten(node, inputs, ctx):
 
 
 def run_write(node, inputs, ctx):
-    sink = lift(node.payload["sink"])
+    sink = node.payload["sink"]
     if isinstance(sink, CaptureSink):
         ctx.captures[sink.capture_id] = [(event.step, wv) for event in inputs[0]
                                          if isinstance(event, Bundle) for wv in event.elements]
         return {}
     elements = elements_of(inputs[0])
     try:
-        sink.write_records([wv.value for wv in elements], node.id)
+        lift(sink).write_records([wv.value for wv in elements], node.id)
     except UserCodeError:
         raise
     except Exception as error:

@@ -21,11 +21,12 @@ import decimal
 import functools
 
 from panes.errors import RunnerError, UserCodeError
+from panes.ir import io
 from panes.ir import windowing as ir
+from panes.ir.codec import lift
 from panes.ir.rows import BuiltinCombine
 from panes.transforms.group_by import missing_value_message
 from panes.transforms.timestamps import TimestampFromField
-from panes.runners.spark.dataframe import DataFrameSource
 from panes.runners.spark.errors import transported
 
 # A source position (FIRST_STEP, partition, index) packed in one long, as Spark's
@@ -127,18 +128,18 @@ def _input(aggregation, session):
     """``(frame, types, nullable)``: the fields the aggregation reads and ``POSITION``; each
     field's Spark type; whether it may hold nulls. None when it cannot be read here."""
     source, fields = aggregation.source, _fields(aggregation)
-    if isinstance(source, DataFrameSource):
+    if isinstance(source, io.DataFrameSource):
         return _dataframe_input(source, fields)
     if source.columns is not None and not set(fields) <= set(source.columns):
         return None
-    return _parquet_input(source, fields, session)
+    return _parquet_input(lift(source), fields, session)
 
 
 def _dataframe_input(source, fields):
     from pyspark.sql import functions as F
 
     try:
-        frame = source.dataframe()
+        frame = lift(source).dataframe
     except RunnerError:
         return None
     schema = {field.name: field for field in frame.schema.fields}

@@ -13,13 +13,14 @@ which each collection is read by the next node only:
 
 and replaces it by one ``sql_aggregation`` node, whose query groups by the key fields and
 ``window``/``session_window``. The node holds what the query computes (``SqlAggregation``,
-plain data); the query itself, a lazy DataFrame, stays beside the IR, with the run's plan. Everything else — another trigger, window fn or timestamp
-combiner, a source read on the driver or under a watermark strategy, a field type Spark and
-Python might see differently, a consumer of an intermediate collection — is left to the
-ordinary planners. ``plan_sql_aggregation`` runs the query, brings its (small) result to the
-driver through Arrow and builds the collection the ordinary plan would have built: the same
-rows, timestamps (window end - 1 µs), windows, panes (``BATCH_PANE``) and positions
-(from each key's first source position, which the query computes).
+plain data); the query itself, a lazy DataFrame, stays beside the IR, with the run's plan.
+Everything else — another trigger, window fn or timestamp combiner, a source read on the
+driver or under a watermark strategy, a field type Spark and Python might see differently,
+a consumer of an intermediate collection — is left to the ordinary planners.
+``plan_sql_aggregation`` runs the query, brings its (small) result to the driver through Arrow
+and builds the collection the ordinary plan would have built: the same rows, timestamps
+(window end - 1 µs), windows, panes (``BATCH_PANE``) and positions (from each key's first
+source position, which the query computes).
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from panes.io.parquet import ParquetSource
-from panes.ir import rows
+from panes.ir import io, rows
 from panes.ir import windowing as ir
-from panes.ir.codec import lift
 from panes.ir.model import Node
 from panes.timestamp import MAX_TIMESTAMP
 from panes.transforms.group_by import FieldsToRow
@@ -40,7 +39,6 @@ from panes.windowing.batch import BATCH_PANE, is_batch_exact
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
-from panes.runners.spark.dataframe import DataFrameSource
 from panes.runners.spark.positions import key_prefix
 from panes.runners.spark.sources import reads_natively
 
@@ -51,7 +49,7 @@ SQL_AGGREGATION = "sql_aggregation"
 class SqlAggregation:
     """A recognised chain: what its query computes, and the labels its errors name."""
 
-    source: object
+    source: object  # the IR source: a ParquetSource or DataFrameSource
     timestamp_field: str
     strategy: object
     key_fields: tuple
@@ -108,10 +106,10 @@ def match_aggregation(pipeline, to_rows) -> SqlAggregation | None:
     if (keying.payload["fn"] != rows.KeyByFields(keys, tuple(a.field for a in aggregations))
             or to_rows.payload["fn"].output_names != tuple(a.output_name for a in aggregations)):
         return None
-    payload = lift(read.payload)
+    payload = read.payload
     if (not reads_natively(read) or payload["watermark"] is not None
             or payload["timestamp_fn"] is not None
-            or type(payload["source"]) not in (ParquetSource, DataFrameSource)):
+            or type(payload["source"]) not in (io.ParquetSource, io.DataFrameSource)):
         return None
     strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
     if not _lowerable_windowing(strategy):
@@ -153,7 +151,7 @@ def _lowerable_windowing(strategy) -> bool:
     return isinstance(window_fn, ir.Sessions) and window_fn.gap_size > 1
 
 
-# -- planning the node ------------------------------------------------------------------------------
+# -- planning the node -----------------------------------------------------------------------------
 
 
 def plan_sql_aggregation(node, inputs, plan) -> dict:

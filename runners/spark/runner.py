@@ -13,7 +13,7 @@ from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
 from panes.options.pipeline_options import PipelineOptions
 from panes.runners.runner import PipelineResult
-from panes.testing.capture import CaptureSink
+from panes.ir.io import CaptureSink
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock
@@ -98,16 +98,16 @@ def plan_flatten(node, inputs, plan):
 def plan_write(node, inputs, plan):
     """Files are written by the executors; a capture (``materialize``, ``assert_that``: test
     tools) and any other sink take the collection on the driver."""
-    sink = lift(node.payload["sink"])
+    sink = node.payload["sink"]
     if type(sink) in FILE_SINKS:
-        plan_file_write(node, inputs[0], plan, sink)
+        plan_file_write(node, inputs[0], plan)
         return {}
     records = plan.collect_sorted(inputs[0], node.id)
     if isinstance(sink, CaptureSink):
         plan.captures[sink.capture_id] = [(position[0], wv) for position, wv in records]
         return {}
     try:
-        sink.write_records([wv.value for _, wv in records], node.id)
+        lift(sink).write_records([wv.value for _, wv in records], node.id)
     except UserCodeError:
         raise
     except Exception as error:

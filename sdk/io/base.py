@@ -1,14 +1,13 @@
 """Read and Write: the primitives behind every source and sink.
 
-A source or sink is a frozen dataclass (structured data in the IR). ``read_records`` and
-``write_records`` are the in-process implementations the direct runner uses; the Spark runner
-may plan well-known formats natively.
+A source or sink is a frozen dataclass that lowers to IR data of its own (``panes.io.kinds``;
+a user's own subclass is pickled). ``read_records`` and ``write_records`` are the in-process
+implementations the direct runner uses; the Spark runner plans well-known formats natively.
 """
 
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
-from panes.ir.data import Pickled
 from panes.pvalue import PBegin, PDone
 from panes.transforms.ptransform import PrimitiveTransform, SourceTransform, require_pcollection
 from panes.transforms.core import Windowing
@@ -62,7 +61,9 @@ class Read(SourceTransform):
         return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):
-        return {"source": Pickled.of(self.source), **self.source_timing()}
+        from panes.io import kinds
+
+        return {"source": kinds.to_ir(self.source), **self.source_timing()}
 
 
 class Write(PrimitiveTransform):
@@ -84,4 +85,6 @@ class Write(PrimitiveTransform):
         return PDone(pcoll.pipeline)
 
     def ir_payload(self):
-        return {"sink": Pickled.of(self.sink)}
+        from panes.io import kinds
+
+        return {"sink": kinds.to_ir(self.sink)}

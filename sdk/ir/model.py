@@ -14,7 +14,7 @@ from typing import Literal, Optional, Union
 from panes.errors import ValidationError
 from panes.ir.codec import encode, read, read_fields
 from panes.ir.data import Pickled, Value
-from panes.ir.io import TestStreamEvent, WatermarkStrategy
+from panes.ir.io import Sink, Source, TestStreamEvent, WatermarkStrategy
 from panes.ir.rows import RowFn
 from panes.ir.windowing import WindowFn, WindowingStrategy
 
@@ -28,7 +28,7 @@ _TIMING = {"watermark": Optional[WatermarkStrategy], "timestamp_fn": Optional[Pi
 # Each node kind's payload: its fields and what each holds.
 PAYLOADS = {
     "create": {"values": Pickled, **_TIMING},
-    "read": {"source": Pickled, **_TIMING},
+    "read": {"source": Source, **_TIMING},
     "test_stream": {"events": tuple[TestStreamEvent, ...]},
     "par_do": {"fn": Union[Pickled, RowFn], "args": tuple[Value, ...], "kwargs": dict[str, Value],
                "main_tag": str, "output_tags": tuple[str, ...]},
@@ -36,7 +36,7 @@ PAYLOADS = {
     "group_by_key": {"late_output": Optional[str]},
     "combine_per_key": {"combine_fn": Union[Pickled, RowFn], "late_output": Optional[str]},
     "flatten": {},
-    "write": {"sink": Pickled},
+    "write": {"sink": Sink},
 }
 
 NODE_KINDS = tuple(PAYLOADS)
