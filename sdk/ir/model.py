@@ -112,7 +112,7 @@ def check_version(data) -> None:
             f"IR version {version} was written by an older panes; this panes reads version "
             f"{IR_VERSION}, in which window functions, triggers, sources and sinks are IR data "
             f"of their own (docs/ir.md). Recompile the pipeline with this panes, e.g. "
-            f"panes ir PIPELINE.py --json")
+            f"panes ir --json PIPELINE.py")
     if isinstance(version, int) and not isinstance(version, bool):
         raise ValidationError(
             f"IR version {version} was written by a newer panes; this panes reads version "
