@@ -14,7 +14,7 @@ from panes.errors import RunnerError, ValidationError
 from panes.io import base, dataframe, kinds, parquet, text
 from panes.ir import from_json, io as ir, to_json
 from panes.testing import assert_that, capture, equal_to
-from ir_round_trip import through_json
+from ir_round_trip import set_in, through_json
 
 
 @dataclass(frozen=True)
@@ -92,38 +92,28 @@ def document() -> dict:
     return json.loads(to_json(p.to_ir()))
 
 
-def _set(path: tuple, value):
-    def change(data):
-        target = data
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = value
-
-    return change
-
-
 SOURCE, SINK = ("nodes", "Read", "payload", "source"), ("nodes", "Write", "payload", "sink")
 REFUSED = [
-    (_set((*SOURCE, "skip_header_line"), 1),
+    (set_in((*SOURCE, "skip_header_line"), 1),
      "node 'Read' (read), field payload.source.skip_header_line: unknown field "
      "'skip_header_line'; TextSource has file_pattern, skip_header_lines, compression_type"),
-    (_set((*SOURCE, "skip_header_lines"), -1),
+    (set_in((*SOURCE, "skip_header_lines"), -1),
      "node 'Read' (read), field payload.source.skip_header_lines: must be at least 0, got -1"),
-    (_set((*SOURCE, "compression_type"), "rar"),
+    (set_in((*SOURCE, "compression_type"), "rar"),
      "field payload.source.compression_type: expected one of 'auto', 'bzip2', 'gzip', 'zstd', "
      "'uncompressed', got the string 'rar'"),
-    (_set((*SOURCE, "file_pattern"), ""),
+    (set_in((*SOURCE, "file_pattern"), ""),
      "node 'Read' (read), field payload.source.file_pattern: must not be empty"),
-    (_set(SOURCE, {"kind": "kafka", "topic": "t"}),
+    (set_in(SOURCE, {"kind": "kafka", "topic": "t"}),
      "field payload.source: unknown source kind 'kafka'; this panes knows "),
-    (_set((*SINK, "num_shards"), "2"),
+    (set_in((*SINK, "num_shards"), "2"),
      "node 'Write' (write), field payload.sink.num_shards: expected an integer, got the string "
      "'2'"),
-    (_set((*SINK, "codec"), "lzo"),
+    (set_in((*SINK, "codec"), "lzo"),
      "node 'Write' (write), field payload.sink.codec: expected one of 'none', 'snappy'"),
-    (_set((*SINK, "schema"), "a: int64"),
+    (set_in((*SINK, "schema"), "a: int64"),
      "node 'Write' (write), field payload.sink.schema: expected pickled user code"),
-    (_set((*SINK, "sharding"), 3),
+    (set_in((*SINK, "sharding"), 3),
      "node 'Write' (write), field payload.sink.sharding: unknown field 'sharding'"),
 ]
 
@@ -144,5 +134,5 @@ def test_a_users_own_source_is_pickled_and_read_by_both_runners(runner):
 
 
 def test_a_dataframe_key_that_is_not_registered_is_refused():
-    with pytest.raises(RunnerError, match="DataFrame dataframe-x is not registered in this process"):
+    with pytest.raises(RunnerError, match="DataFrame dataframe-x is not registered"):
         dataframe.registered(ir.DataFrameSource("dataframe-x"))

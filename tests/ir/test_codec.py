@@ -14,6 +14,7 @@ from panes.ir import IR_VERSION, from_json, to_json, triggers, validate
 from panes.ir import windowing as ir
 from panes.trigger import AfterCount, AfterWatermark
 from panes.window import FixedWindows
+from ir_round_trip import set_in
 
 WINDOWED = "Window.main"
 
@@ -38,16 +39,6 @@ def read(document, change) -> None:
 
 def windowing(data) -> dict:
     return data["pcollections"][WINDOWED]["windowing"]
-
-
-def set_in(path: tuple, value):
-    def change(data):
-        target = data
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = value
-
-    return change
 
 
 REFUSED = [
