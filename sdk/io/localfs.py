@@ -38,7 +38,7 @@ class FileInfo:
 
     @property
     def mtime(self) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.mtime_ns / 1e9, tz=dt.timezone.utc)
+        return dt.datetime.fromtimestamp((self.mtime_ns or 0) / 1e9, tz=dt.timezone.utc)
 
 
 class LocalFileSystem:
