@@ -18,7 +18,7 @@ from panes.transforms.ptransform import PTransform
 __all__ = ["ReadFromText", "WriteToText"]
 
 
-def ReadFromText(file_pattern: str = None, min_bundle_size=0,  # noqa: N802 - Beam's name
+def ReadFromText(file_pattern: Optional[str] = None, min_bundle_size=0,  # noqa: N802 - Beam's name
                  compression_type="auto", strip_trailing_newlines=True, coder=StrUtf8Coder(),
                  validate=True, skip_header_lines=0, label=None, **kwargs):
     """The lines of the files ``file_pattern`` matches (sorted by path), without their line

@@ -24,8 +24,8 @@ class Materialized:
 
     def __init__(self, capture_id: str):
         self.capture_id = capture_id
-        self._windowed_values = None
-        self.steps = None
+        self._windowed_values: list | None = None
+        self.steps: list | None = None
 
     def _fill(self, result) -> None:
         captured = list(result.captures.get(self.capture_id, []))

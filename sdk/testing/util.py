@@ -20,12 +20,13 @@ class BeamAssertException(AssertionError):
 class TestWindowedValue(NamedTuple):
     """What a matcher sees of each element with ``reify_windows=True``."""
 
-    __test__ = False  # not a pytest test class
-
     value: Any
     timestamp: Any
     windows: list
     pane_info: Any = PANE_NO_FIRING
+
+
+TestWindowedValue.__test__ = False  # type: ignore[attr-defined]  # not a pytest test class
 
 
 def equal_to(expected, equals_fn=None):

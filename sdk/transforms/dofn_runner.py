@@ -48,7 +48,7 @@ class DoFnRunner:
         self.plain = not self.params and resolve_side_inputs is None
         self.plain_map = self.plain and self.mode == "map"
         if self.plain_map:
-            self.process = self._process_map
+            self.process = self._process_map  # type: ignore[method-assign]
 
     # -- lifecycle, in the order runners call it --
 
