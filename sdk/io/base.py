@@ -1,7 +1,7 @@
 """Read and Write: the primitives behind every source and sink.
 
-A source or sink is a frozen dataclass that lowers to IR data of its own (``panes.io.kinds``;
-a user's own subclass is pickled). ``read_records`` and ``write_records`` are the in-process
+A source or sink is a frozen dataclass that the compiler lowers to IR data of its own
+(``panes.io.kinds``; a user's own subclass is pickled). ``read_records`` and ``write_records`` are the in-process
 implementations the direct runner uses; the Spark runner plans well-known formats natively.
 """
 
@@ -61,9 +61,7 @@ class Read(SourceTransform):
         return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):
-        from panes.io import kinds
-
-        return {"source": kinds.to_ir(self.source), **self.source_timing()}
+        return {"source": self.source, **self.source_timing()}  # the compiler lowers it
 
 
 class Write(PrimitiveTransform):
@@ -85,6 +83,4 @@ class Write(PrimitiveTransform):
         return PDone(pcoll.pipeline)
 
     def ir_payload(self):
-        from panes.io import kinds
-
-        return {"sink": kinds.to_ir(self.sink)}
+        return {"sink": self.sink}  # the compiler lowers it

@@ -8,9 +8,10 @@ and how one lowers to the other and back. A user's own ``Source`` or ``Sink`` su
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Optional
+from typing import Optional
 
 from panes.ir import io as ir
 from panes.ir.data import Pickled

@@ -294,21 +294,6 @@ def _shown(data) -> str:
 # -- pipelines ------------------------------------------------------------------------------------
 
 
-def to_json(ir, indent: int | None = 1) -> str:
-    from panes.ir.model import write_pipeline
-
-    return json.dumps(write_pipeline(ir), indent=indent)
-
-
-def from_json(text: str):
-    """The pipeline IR in ``text``, every value checked; the version first."""
-    from panes.ir.model import check_version, read_pipeline
-
-    data = json.loads(text)
-    check_version(data)
-    return read_pipeline(data)
-
-
 def read(data, hint, where: str):
     """``decode`` for one part of a pipeline, its errors naming ``where``."""
     try:

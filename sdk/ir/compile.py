@@ -1,16 +1,22 @@
 """Compiles a constructed Pipeline into its IR: each primitive transform gives its node's
-payload in IR form (``ir_payload``), each collection's windowing is lowered, and a par_do's
-side inputs are taken out of its arguments."""
+payload (``ir_payload``), whose sources, sinks and functions are lowered here as each
+collection's windowing is, and a par_do's side inputs are taken out of its arguments."""
 
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
+from panes.io import kinds
 from panes.ir.codec import lower_value
 from panes.ir.model import IR_VERSION, Composite, Node, PCollectionSpec, PipelineIR, SideInput
 from panes.pvalue import AsSideInput
+from panes.transforms import row_fns
 from panes.windowing.strategy import windowing_to_ir
 
 SIDE_INPUT_MARK = "__side_input__"
+
+# Payload fields that hold an API object with IR data of its own, by node kind.
+LOWERED = {"read": ("source", kinds.to_ir), "write": ("sink", kinds.to_ir),
+           "par_do": ("fn", row_fns.to_ir), "combine_per_key": ("combine_fn", row_fns.to_ir)}
 
 
 def compile_pipeline(pipeline) -> PipelineIR:
@@ -57,6 +63,9 @@ def _node(applied, ids) -> Node:
         ids[id(pcoll)] = f"{applied.full_label}.{tag}"
         outputs[tag] = ids[id(pcoll)]
     payload = transform.ir_payload()
+    if transform.ir_kind in LOWERED:
+        name, to_ir = LOWERED[transform.ir_kind]
+        payload = {**payload, name: to_ir(payload[name])}
     side_inputs = ()
     if transform.ir_kind == "par_do":
         payload, side_inputs = _extract_side_inputs(payload, ids, applied.full_label)

@@ -8,6 +8,7 @@ are cloudpickled (as base64 text). Runners read only this.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from typing import Literal, Optional, Union
 
@@ -178,3 +179,14 @@ def _object(data: dict, name: str) -> dict:
     if not isinstance(value, dict):
         raise ValidationError(f"the IR's {name} must be an object keyed by id")
     return value
+
+
+def to_json(ir: PipelineIR, indent: int | None = 1) -> str:
+    return json.dumps(write_pipeline(ir), indent=indent)
+
+
+def from_json(text: str) -> PipelineIR:
+    """The pipeline IR in ``text``, every value checked; the version first."""
+    data = json.loads(text)
+    check_version(data)
+    return read_pipeline(data)

@@ -139,11 +139,9 @@ class ParDo(PrimitiveTransform):
         return DoOutputsTuple(outputs, self.main_tag)
 
     def ir_payload(self):
-        """The node's payload; the compiler lowers ``args`` and ``kwargs`` once it has taken
-        the side inputs out of them."""
-        from panes.transforms import row_fns
-
-        return {"fn": row_fns.to_ir(self.fn), "args": self.args, "kwargs": self.kwargs,
+        """The node's payload; the compiler lowers ``fn``, and ``args`` and ``kwargs`` once it
+        has taken the side inputs out of them."""
+        return {"fn": self.fn, "args": self.args, "kwargs": self.kwargs,
                 "main_tag": self.main_tag, "output_tags": self.output_tags}
 
 
@@ -405,9 +403,7 @@ class CombinePerKey(_Grouping):
         return f"CombinePerKey({self.fn_label})"
 
     def ir_payload(self):
-        from panes.transforms import row_fns
-
-        return {"combine_fn": row_fns.to_ir(self.fn), **super().ir_payload()}
+        return {"combine_fn": self.fn, **super().ir_payload()}  # the compiler lowers it
 
     def infer_output_type(self, input_type):
         from panes.typehints.typehints import Any, Tuple, key_value_types
