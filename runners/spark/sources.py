@@ -13,7 +13,7 @@ from panes.io.parquet import ParquetSource, read_parquet_file
 from panes.io.text import TextSource, read_lines
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_MICROS
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
 from panes.transforms.source_element import source_values
 from panes.watermark import running_maxima, watermark_changes
@@ -86,7 +86,7 @@ def _native(node, plan) -> Collection:
         raise UserCodeError(label, None, error) from error
     if payload["watermark"] is None:
         pending = Pending(records, _feed(label, timestamp_fn), indexed=True)
-        return Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,
+        return Collection(None, [Watermark(END_STEP, MAX_MICROS)], FIRST_STEP, pending,
                           plan.metrics_accumulator, label)
     return _record_at_a_time(records, label, timestamp_fn, payload["watermark"], plan)
 
@@ -130,6 +130,6 @@ def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collectio
     timeline = [Watermark(record_step(index), watermark)
                 for index, watermark in watermark_changes(segments, strategy)]
     pending = Pending(records, _feed(label, timestamp_fn, starts), indexed=True)
-    return Collection(None, timeline + [Watermark(END_STEP, MAX_TIMESTAMP)],
+    return Collection(None, timeline + [Watermark(END_STEP, MAX_MICROS)],
                       record_step(0) if total == 1 else (None if total else FIRST_STEP), pending,
                       plan.metrics_accumulator, label)

@@ -152,7 +152,7 @@ def assert_that(actual, matcher, label: str = "assert_that", reify_windows: bool
         handle._fill(result)
         values = [wv.value for wv in handle.windowed_values]
         if reify_windows:
-            values = [TestWindowedValue(wv.value, wv.timestamp, [window], wv.pane)
+            values = [TestWindowedValue(wv.value, wv.timestamp, [window], wv.pane_info)
                       for wv in handle.windowed_values for window in wv.windows]
         if use_global_window:
             matcher(values)

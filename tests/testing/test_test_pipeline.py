@@ -11,6 +11,7 @@ from panes.testing.util import (
     BeamAssertException, TestWindowedValue, assert_that, contains_in_any_order, equal_to,
     is_empty, is_not_empty, open_shards,
 )
+from panes.utils.timestamp import Timestamp
 from panes.window import FixedWindows, IntervalWindow, TimestampedValue
 
 
@@ -84,10 +85,10 @@ def test_reified_and_per_window_assertions_see_windows(runner):
     assert_that(windowed, lambda in_window: seen.append(in_window), label="PerWindow",
                 use_global_window=False)
     p.run()
-    first, second = IntervalWindow(0, 60_000_000), IntervalWindow(60_000_000, 120_000_000)
+    first, second = IntervalWindow(0, 60), IntervalWindow(60, 120)
     reified = seen[0]
     assert [(v.value, v.timestamp, v.windows) for v in reified] == [
-        ("a", 1_000_000, [first]), ("b", 61_000_000, [second])]
+        ("a", Timestamp(1), [first]), ("b", Timestamp(61), [second])]
     assert all(isinstance(v, TestWindowedValue) for v in reified)
     assert sorted(seen[1:]) == [(["a"], first), (["b"], second)]
 
