@@ -38,11 +38,14 @@ def equal_to(expected, equals_fn=None):
         if equals_fn is None:
             if _multiset(actual) == _multiset(expected):
                 return
-            missing, unexpected = _diff(expected, actual), _diff(actual, expected)
+            # What hashes apart may still be equal (a Timestamp and its seconds): Beam
+            # compares with ==.
+            missing, unexpected = _diff_by(_diff(expected, actual), _diff(actual, expected),
+                                           _equal)
         else:
             missing, unexpected = _diff_by(expected, actual, equals_fn)
-            if not missing and not unexpected:
-                return
+        if not missing and not unexpected:
+            return
         message = f"Failed assert: {expected!r} == {actual!r}"
         if unexpected:
             message += f", unexpected elements {unexpected!r}"
@@ -103,6 +106,10 @@ def _hashable(value):
     if isinstance(value, set):
         return ("__set__", tuple(sorted(map(_hashable, value), key=repr)))
     return value
+
+
+def _equal(expected, actual) -> bool:
+    return _hashable(expected) == _hashable(actual)
 
 
 def _diff(left, right) -> list:

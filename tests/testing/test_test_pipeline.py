@@ -72,6 +72,10 @@ def test_matchers_compare_as_beams_do():
     with pytest.raises(BeamAssertException, match="missing elements"):
         equal_to([1.0], equals_fn=lambda e, a: abs(e - a) < 0.01)([1.5])
     assert contains_in_any_order([1, 2, 2]) == [2, 1, 2]
+    # Equal values that hash apart still match: a Timestamp and its seconds.
+    equal_to([("a", 5), ("b", 7)])([("b", Timestamp(7)), ("a", Timestamp(5))])
+    with pytest.raises(BeamAssertException, match=r"unexpected elements \[\('a', Timestamp\(6\)"):
+        equal_to([("a", 5)])([("a", Timestamp(6))])
     with pytest.raises(BeamAssertException, match="pcol is empty"):
         is_not_empty()([])
 
@@ -90,6 +94,7 @@ def test_reified_and_per_window_assertions_see_windows(runner):
     assert [(v.value, v.timestamp, v.windows) for v in reified] == [
         ("a", Timestamp(1), [first]), ("b", Timestamp(61), [second])]
     assert all(isinstance(v, TestWindowedValue) for v in reified)
+    equal_to([TestWindowedValue("a", 1, [first]), TestWindowedValue("b", 61, [second])])(reified)
     assert sorted(seen[1:]) == [(["a"], first), (["b"], second)]
 
 
