@@ -64,6 +64,8 @@ def test_windowed_values_are_beams():
     assert repr(WindowedValue(1, MIN_TIMESTAMP, [GLOBAL_WINDOW])) == (
         "(1, MIN_TIMESTAMP, (GlobalWindow,), PaneInfo(first: True, last: True, timing: UNKNOWN, "
         "index: 0, nonspeculative_index: 0))")
+    assert PaneInfoTiming.to_string(PaneInfoTiming.EARLY) == "EARLY"
+    assert PaneInfoTiming.from_string("LATE") is PaneInfoTiming.LATE
     assert TimestampedValue("x", 7).timestamp == Timestamp(7)
     assert AssignContext(2.5).timestamp == Timestamp(2.5)
 
