@@ -52,7 +52,7 @@ def main(argv=None):
     with beam.Pipeline(options=PipelineOptions(pipeline_args)) as p:
         top = materialize(build(p, args.input, args.output) | beam.combiners.Top.Of(
             5, key=lambda kv: (kv[1], kv[0])))
-    print(f"wrote {args.output}-00000-of-00001.txt; most frequent: {top.values[0]}")
+    print(f"wrote {args.output}-*-of-*.txt; most frequent: {top.values[0]}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typing import NamedTuple
 from panes.errors import UserCodeError, map_user_fn
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn_runner import DoFnRunner
+from panes.timestamp import check_timestamps
 from panes.window import TimestampedValue, WindowedValue, windowed_value
 from panes.runners.windows import assigner
 
@@ -193,8 +194,9 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
     if not any(issubclass(kind, _SPECIAL) for kind in kinds):
         return inputs._replace(values=items)
     if kinds == {TimestampedValue}:
-        return inputs._replace(values=[item.value for item in items],
-                               timestamps=[item.timestamp_micros for item in items])
+        timestamps = [item.timestamp_micros for item in items]
+        check_timestamps(runner.label, timestamps, inputs.values)
+        return inputs._replace(values=[item.value for item in items], timestamps=timestamps)
     outputs = [runner._output(item, windowed_value((value, timestamp, windows, pane)))[1]
                if isinstance(item, _SPECIAL) else
                windowed_value((item, timestamp, windows, pane))

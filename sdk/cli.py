@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from panes.errors import PanesError
-from panes.io.files import shard_names
+from panes.io.files import shard_pattern
 from panes.ir import to_json
 from panes.ir.display import describe
 from panes.ir.graph import to_dot
@@ -112,16 +112,19 @@ def _arguments(argv: list[str]):
 
 
 def written_files(ir, since: float) -> list[str]:
-    """The files a run's writes produced: each file sink's shards (Beam's shard names from its
-    prefix, template and suffix) written after ``since``."""
+    """The local files a run's writes produced: each file sink's shards (Beam's shard names of
+    its prefix, template and suffix, whatever their count) written after ``since``."""
     files = []
     for node in ir.nodes.values():
         sink = node.payload.get("sink") if node.kind == "write" else None
         if hasattr(sink, "file_path_prefix") and hasattr(sink, "shard_name_template"):
-            names = shard_names(sink.file_path_prefix, sink.file_name_suffix, sink.num_shards,
-                                sink.shard_name_template)
-            files += [f for f in names
-                      if os.path.isfile(f) and os.path.getmtime(f) >= math.floor(since)]
+            folder = os.path.dirname(sink.file_path_prefix) or "."
+            shard = shard_pattern(sink.file_path_prefix, sink.file_name_suffix,
+                                  sink.shard_name_template)
+            names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+            files += [path for name in names if shard.match(name)
+                      for path in [os.path.join(folder, name)]
+                      if os.path.getmtime(path) >= math.floor(since)]
     return files
 
 

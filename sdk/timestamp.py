@@ -13,7 +13,8 @@ import datetime as _dt
 from panes.utils.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, Duration, Timestamp
 
 __all__ = ["MICROS_PER_SECOND", "MIN_MICROS", "MAX_MICROS", "GLOBAL_WINDOW_END_MICROS",
-           "GLOBAL_WINDOW_MAX_MICROS", "Timestamp", "Duration", "to_micros"]
+           "GLOBAL_WINDOW_MAX_MICROS", "Timestamp", "Duration", "to_micros",
+           "check_timestamps"]
 
 MICROS_PER_SECOND = 1_000_000
 # -inf and +inf of event time: Beam's MIN_TIMESTAMP and MAX_TIMESTAMP.
@@ -48,3 +49,20 @@ def to_micros(value) -> int:
         f"a time must be seconds (int/float), datetime, timedelta, Timestamp or Duration, "
         f"not {type(value).__name__}: {value!r}"
     )
+
+
+def check_timestamps(label: str, timestamps, elements) -> None:
+    """Fails naming the transform ``label`` and the first of ``elements`` whose timestamp (in
+    micros) is outside Beam's range, ``MIN_TIMESTAMP`` to ``MAX_TIMESTAMP``: such a time has
+    no window and would be lost or misjudged downstream."""
+    if not timestamps or MIN_MICROS <= min(timestamps) and max(timestamps) <= MAX_MICROS:
+        return
+    from panes.errors import UserCodeError
+
+    for micros, element in zip(timestamps, elements):
+        if not MIN_MICROS <= micros <= MAX_MICROS:
+            raise UserCodeError(label, element, ValueError(
+                f"timestamp {micros / MICROS_PER_SECOND:g}s is outside Beam's range "
+                f"({MIN_MICROS / MICROS_PER_SECOND:g}s to "
+                f"{MAX_MICROS / MICROS_PER_SECOND:g}s, int64 microseconds): give a time in "
+                f"seconds, a datetime or a Timestamp"))

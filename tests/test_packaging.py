@@ -1,6 +1,7 @@
 """The distribution: every package is shipped, and the base install runs the direct runner with
 none of the Spark extra's packages."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -56,11 +57,16 @@ def test_base_install_runs_the_direct_runner_without_spark(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
+    # A test process that started Spark may have put packages on PYTHONPATH: the fresh venv must
+    # install and see only its own (pip would otherwise count cloudpickle there as installed).
+    env = {name: value for name, value in os.environ.items()
+           if name != "PYTHONPATH" and not name.startswith(("SPARK", "PYSPARK"))}
     subprocess.run([str(python), "-m", "pip", "install", "-q", str(ROOT)], check=True,
-                   capture_output=True, timeout=600)
+                   capture_output=True, env=env, timeout=600)
     done = subprocess.run([str(python), "-c", WINDOWED], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=120)
+                          cwd=tmp_path, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 3, done.stdout
     values, installed, error = done.stdout.splitlines()
     assert values == "[('a', 45), ('a', 145)]"
     assert installed == "[]"

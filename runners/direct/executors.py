@@ -202,7 +202,9 @@ def run_write(node, inputs, ctx):
         return {}
     elements = elements_of(inputs[0])
     try:
-        sink.write_records([wv.value for wv in elements])
+        sink.write_records([wv.value for wv in elements], node.id)
+    except UserCodeError:
+        raise
     except Exception as error:
         raise UserCodeError(node.id, None, error) from error
     return {}

@@ -22,9 +22,10 @@ def ReadFromText(file_pattern: str = None, min_bundle_size=0,  # noqa: N802 - Be
                  compression_type="auto", strip_trailing_newlines=True, coder=StrUtf8Coder(),
                  validate=True, skip_header_lines=0, label=None, **kwargs):
     """The lines of the files ``file_pattern`` matches (sorted by path), without their line
-    terminators, decoded by ``coder``. Beam's other arguments are accepted; panes reads
-    uncompressed files."""
-    read = text.ReadFromText(file_pattern, skip_header_lines)
+    terminators, decoded by ``coder``; compressed files are read by ``compression_type`` (by
+    default from the file name). Beam's other arguments are accepted."""
+    read = text.ReadFromText(file_pattern, compression_type=compression_type,
+                             skip_header_lines=skip_header_lines)
     if isinstance(coder, StrUtf8Coder):
         return read if label is None else label >> read
     decode = Map(lambda line: coder.decode(line.encode("utf-8")))
@@ -36,11 +37,11 @@ def WriteToText(file_path_prefix: str, file_name_suffix: str = "",  # noqa: N802
                 shard_name_template: Optional[str] = None, coder=ToBytesCoder(),
                 compression_type="auto", header: Optional[str] = None, label=None, **kwargs):
     """Writes each element as a line (``coder.encode``; by default ``str(element)``) into
-    ``num_shards`` files named like Beam's (``prefix-00000-of-00001suffix``; ``num_shards=0``,
-    Beam's "runner decides", is one shard); the files appear only once all are written."""
-    template = "-SSSSS-of-NNNNN" if shard_name_template is None else shard_name_template
-    write = text.WriteToText(file_path_prefix, file_name_suffix, num_shards or 1, template,
-                             header)
+    ``num_shards`` files named like Beam's (``prefix-00000-of-00004suffix``; with 0, as many as
+    the runner chooses); the files appear only once all are written."""
+    write = text.WriteToText(file_path_prefix, file_name_suffix, num_shards=num_shards,
+                             shard_name_template=shard_name_template,
+                             compression_type=compression_type, header=header)
     if isinstance(coder, ToBytesCoder):
         return write if label is None else label >> write
     encode = Map(lambda element: coder.encode(element).decode("utf-8"))

@@ -346,7 +346,8 @@ class SparkRunnerOptions(PipelineOptions):
     def _add_argparse_args(cls, parser):
         parser.add_argument("--spark_master", "--spark_master_url", dest="spark_master",
                             default=None,
-                            help="a Spark master URL (default: the active session, or local[*])")
+                            help="a Spark master URL (default: the active session, or local[*, 4]: "
+                                 "all cores, a failed task retried)")
         parser.add_argument("--spark_partitions", type=int, default=None,
                             help="partitions of each source (default: Spark's parallelism)")
         parser.add_argument("--spark_conf", action=_KeyValueAction, default=None,

@@ -10,6 +10,7 @@ import inspect
 from panes.errors import UserCodeError
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
+from panes.timestamp import check_timestamps
 from panes.window import TimestampedValue, WindowedValue, windowed_value
 
 _PARAMS = {
@@ -117,11 +118,12 @@ class DoFnRunner:
         if isinstance(item, TaggedOutput):
             tag, item = item.tag, item.value
         tag = self._check_tag(tag, wv.value)
-        if isinstance(item, TimestampedValue):
+        if isinstance(item, (TimestampedValue, WindowedValue)):
+            check_timestamps(self.label, (item.timestamp_micros,), (wv.value,))
+            if isinstance(item, WindowedValue):
+                return tag, item
             return tag, windowed_value((item.value, item.timestamp_micros, wv.windows,
                                         wv.pane_info))
-        if isinstance(item, WindowedValue):
-            return tag, item
         return tag, wv.with_value(item)
 
     def _check_tag(self, tag, element):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from panes.errors import UserCodeError, map_user_fn
-from panes.timestamp import MICROS_PER_SECOND, MIN_MICROS, to_micros
+from panes.timestamp import MICROS_PER_SECOND, MIN_MICROS, check_timestamps, to_micros
 from panes.window import (GLOBAL_WINDOW, PANE_NO_FIRING, TimestampedValue, WindowedValue,
                           windowed_value)
 
@@ -33,8 +33,11 @@ def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
         return records, [MIN_MICROS] * len(records)
     times = map_user_fn(label, timestamp_fn, records)
     if set(map(type, times)) == {int}:
-        return records, [time * MICROS_PER_SECOND for time in times]
-    return records, map_user_fn(label, to_micros, times, records)
+        timestamps = [time * MICROS_PER_SECOND for time in times]
+    else:
+        timestamps = map_user_fn(label, to_micros, times, records)
+    check_timestamps(label, timestamps, records)
+    return records, timestamps
 
 
 def source_value(label: str, record, timestamp_fn=None) -> tuple:
@@ -48,4 +51,5 @@ def source_value(label: str, record, timestamp_fn=None) -> tuple:
             timestamp = to_micros(timestamp_fn(value))
         except Exception as error:
             raise UserCodeError(label, value, error) from error
+    check_timestamps(label, (timestamp,), (value,))
     return value, timestamp

@@ -53,6 +53,8 @@ def test_consecutive_windows_sum_per_key_then_global_top_k(runner):
 def test_every_example_takes_its_runner_from_the_command_line(example, monkeypatch):
     """Run as a script, an example reads --runner (and other pipeline options) from its
     command line: an unknown runner there is refused, so the flag reached the pipeline."""
-    monkeypatch.setattr(sys, "argv", [f"{example}.py", "--runner=FlinkRunner"])
+    required = {"hourly_sessions": ["--input", "logs/*", "--output", "sessions"]}
+    argv = [f"{example}.py", "--runner=FlinkRunner", *required.get(example, [])]
+    monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(PipelineConstructionError, match="unknown runner 'FlinkRunner'"):
         runpy.run_path(str(EXAMPLES / f"{example}.py"), run_name="__main__")
