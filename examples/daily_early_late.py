@@ -49,8 +49,8 @@ def run(runner=None, options=None):
     p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p))
     p.run()
-    return [(wv.pane.timing.value, wv.value[1]) for wv in
-            sorted(out.windowed_values, key=lambda wv: wv.pane.index)]
+    return [(wv.pane_info.timing.value, wv.value[1]) for wv in
+            sorted(out.windowed_values, key=lambda wv: wv.pane_info.index)]
 
 
 if __name__ == "__main__":

@@ -78,8 +78,7 @@ class SessionTotals(beam.CombineFn):
 def session_row(user_totals, window=beam.DoFn.WindowParam):
     """The session's Parquet row: its window is the session."""
     user, (events, actions, size) = user_totals
-    start = dt.datetime.fromtimestamp(window.start / 1e6, dt.timezone.utc)
-    end = dt.datetime.fromtimestamp(window.end / 1e6, dt.timezone.utc)
+    start, end = window.start.to_utc_datetime(has_tz=True), window.end.to_utc_datetime(has_tz=True)
     return {"user": user, "hour": start.strftime("%Y-%m-%dT%H:00"), "start": start, "end": end,
             "events": events, "actions": actions, "bytes": size}
 

@@ -36,7 +36,7 @@ def run(visits=VISITS, runner=None, options=None):
     p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p, visits))
     result = p.run()
-    published = sorted((zip_code, wv.windows[0].start // 1_000_000 // HOUR, count)
+    published = sorted((zip_code, int(wv.windows[0].start) // HOUR, count)
                        for wv in out.windowed_values for zip_code, count in [wv.value])
     return published, result.metrics().counter("purged_unfired")
 

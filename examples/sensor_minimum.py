@@ -39,7 +39,7 @@ class MinReading(beam.CombineFn):
 
 def with_window_start(kv, window=beam.DoFn.WindowParam):
     sensor, reading = kv
-    return sensor, window.start // 1_000_000, reading
+    return sensor, int(window.start), reading
 
 
 def build(p, readings=READINGS):

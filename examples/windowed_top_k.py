@@ -36,7 +36,7 @@ def run(clicks=CLICKS, k=2, runner=None, options=None):
     p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p, clicks, k))
     p.run()
-    return sorted((wv.windows[0].start // 1_000_000, wv.value) for wv in out.windowed_values)
+    return sorted((int(wv.windows[0].start), wv.value) for wv in out.windowed_values)
 
 
 if __name__ == "__main__":

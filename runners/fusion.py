@@ -23,7 +23,7 @@ from panes.errors import UserCodeError, map_user_fn
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.timestamp import check_timestamps
-from panes.window import TimestampedValue, WindowedValue
+from panes.window import TimestampedValue, WindowedValue, windowed_value
 from panes.runners.windows import assigner
 
 # Elements a chain takes at a time: enough that per-chunk work vanishes, few enough that a
@@ -161,8 +161,8 @@ class ParDoStage:
             cell[1] = label
             positions, outputs = [], []
             for position, value, timestamp, windows, pane in zip(*chunk):
-                for index, (_, out) in enumerate(process(WindowedValue(value, timestamp, windows,
-                                                                       pane))):
+                for index, (_, out) in enumerate(process(windowed_value((value, timestamp,
+                                                                         windows, pane)))):
                     positions.append((*position, index))
                     outputs.append(out)
             if outputs:
@@ -194,12 +194,12 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
     if not any(issubclass(kind, _SPECIAL) for kind in kinds):
         return inputs._replace(values=items)
     if kinds == {TimestampedValue}:
-        timestamps = [item.timestamp for item in items]
+        timestamps = [item.timestamp_micros for item in items]
         check_timestamps(runner.label, timestamps, inputs.values)
         return inputs._replace(values=[item.value for item in items], timestamps=timestamps)
-    outputs = [runner._output(item, WindowedValue(value, timestamp, windows, pane))[1]
+    outputs = [runner._output(item, windowed_value((value, timestamp, windows, pane)))[1]
                if isinstance(item, _SPECIAL) else
-               WindowedValue(item, timestamp, windows, pane)
+               windowed_value((item, timestamp, windows, pane))
                for item, value, timestamp, windows, pane in zip(items, *inputs[1:])]
     return Chunk.of(inputs.positions, outputs)
 
@@ -282,6 +282,6 @@ def boxing_sink(out: list):
     extend = out.extend
 
     def push(chunk):
-        extend(zip(chunk.positions, map(WindowedValue, *chunk[1:])))
+        extend(zip(chunk.positions, map(windowed_value, zip(*chunk[1:]))))
 
     return push

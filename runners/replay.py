@@ -23,8 +23,8 @@ from itertools import chain
 from operator import itemgetter
 
 from panes.errors import UserCodeError
-from panes.timestamp import MIN_TIMESTAMP
-from panes.window import WindowedValue, window_order
+from panes.timestamp import MIN_MICROS
+from panes.window import window_order, windowed_value
 from panes.windowing.engine import LATE, MAIN, Counters
 from panes.windowing.output_watermark import OutputWatermark
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
@@ -154,7 +154,7 @@ class _Clock:
     def before(self, position: int) -> int:
         """The clock's time just before ``position``."""
         index = bisect_left(self.positions, position)
-        return self.times[index - 1] if index else MIN_TIMESTAMP
+        return self.times[index - 1] if index else MIN_MICROS
 
     def next_advance(self, position: int) -> float:
         """The position of the clock's first advance after ``position`` (inf: none)."""
@@ -232,7 +232,7 @@ class _KeyReplay:
                     start = stop
                     continue
             self._settle(step, engine.process_bundle(
-                state, [WindowedValue(*record[1:]) for record in values[start:end]],
+                state, [windowed_value(record[1:]) for record in values[start:end]],
                 self.counters))
             start = end
         self._fire_timers_before(None)
@@ -299,7 +299,7 @@ def output_timeline(watermarks: list, holds: list) -> list:
         changes.setdefault(event.step, ([], []))[0].append(event)
     for change in holds:
         changes.setdefault(change[0], ([], []))[1].append(change)
-    output, idle, emitted, out = OutputWatermark(), False, (MIN_TIMESTAMP, False), []
+    output, idle, emitted, out = OutputWatermark(), False, (MIN_MICROS, False), []
     for step in sorted(changes):
         step_watermarks, step_holds = changes[step]
         for event in step_watermarks:

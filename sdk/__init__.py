@@ -5,7 +5,8 @@ changing ``apache_beam`` to ``panes`` in its imports (see docs/porting.md).
 """
 
 from panes import coders, io, metrics, options, pvalue, testing, transforms, trigger, typehints
-from panes import window
+from panes import utils, window
+import panes.utils.windowed_value  # noqa: F401  (beam.utils.windowed_value, as in Beam)
 from panes.metrics import Metrics
 from panes.options import PipelineOptions
 from panes.pipeline import Pipeline

@@ -3,7 +3,7 @@ runner does: the reference the replay and the engine specifications are checked 
 
 from __future__ import annotations
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.engine import Counters, WindowingEngine
 from panes.windowing.output_watermark import OutputWatermark
@@ -20,7 +20,7 @@ class Stepper:
         self.states: dict = {}
         self.ranks: dict = {}  # key -> the order it first arrived in, its holder id
         self.counters = Counters()
-        self.watermark, self.processing_time = MIN_TIMESTAMP, MIN_TIMESTAMP
+        self.watermark, self.processing_time = MIN_MICROS, MIN_MICROS
         self.output = OutputWatermark()
 
     def step(self, elements=(), watermark=None, processing_time=None) -> list:

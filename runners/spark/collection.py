@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_MICROS
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
 from panes.runners.spark.errors import worker_generator
@@ -144,7 +144,7 @@ class Collection:
     def is_batch(self) -> bool:
         """Beam batch: all elements at one step, then the watermark straight to +inf."""
         return (self.step is not None and len(self.timeline) == 1
-                and self.timeline[0].time == MAX_TIMESTAMP and self.step <= self.timeline[0].step)
+                and self.timeline[0].time == MAX_MICROS and self.step <= self.timeline[0].step)
 
 
 def from_stream(plan, stream: list, label: str) -> Collection:

@@ -12,7 +12,7 @@ from operator import itemgetter
 
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.timestamp import MAX_MICROS, MIN_MICROS
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.engine import Counters, WindowingEngine
@@ -47,7 +47,7 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
         else:
             rdd = worker_output(_shuffled_by_key(source, node, plan).mapPartitions(
                 worker_generator(_batch_partition(strategy, aggregation, end_step))))
-        done = [Watermark(end_step, MAX_TIMESTAMP)]
+        done = [Watermark(end_step, MAX_MICROS)]
         outputs = {"main": Collection(rdd.setName(label), done, end_step)}
         if node.payload.get("late_output"):
             outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
@@ -223,7 +223,7 @@ def _tagged(out, tag, timeline, label):
 def _partitions_timeline(input_timeline: list, partition_watermarks: list) -> list:
     """The grouping's output watermark: the input's, held back by each partition's output
     watermark (its keys' holds; −∞ until it first moves)."""
-    holds = [(FIRST_STEP - 1, index, MIN_TIMESTAMP) for index in range(len(partition_watermarks))]
+    holds = [(FIRST_STEP - 1, index, MIN_MICROS) for index in range(len(partition_watermarks))]
     holds += [(step, index, time) for index, changes in enumerate(partition_watermarks)
               for step, time, _ in changes]
     return output_timeline(input_timeline, holds)

@@ -39,11 +39,14 @@ def equal_to(expected, equals_fn=None):
         if equals_fn is None:
             if _multiset(actual) == _multiset(expected):
                 return
-            missing, unexpected = _diff(expected, actual), _diff(actual, expected)
+            # What hashes apart may still be equal (a Timestamp and its seconds): Beam
+            # compares with ==.
+            missing, unexpected = _diff_by(_diff(expected, actual), _diff(actual, expected),
+                                           _equal)
         else:
             missing, unexpected = _diff_by(expected, actual, equals_fn)
-            if not missing and not unexpected:
-                return
+        if not missing and not unexpected:
+            return
         message = f"Failed assert: {expected!r} == {actual!r}"
         if unexpected:
             message += f", unexpected elements {unexpected!r}"
@@ -106,6 +109,10 @@ def _hashable(value):
     return value
 
 
+def _equal(expected, actual) -> bool:
+    return _hashable(expected) == _hashable(actual)
+
+
 def _diff(left, right) -> list:
     remaining = _multiset(right)
     missing = []
@@ -153,7 +160,7 @@ def assert_that(actual, matcher, label: str = "assert_that", reify_windows: bool
         handle._fill(result)
         values = [wv.value for wv in handle.windowed_values]
         if reify_windows:
-            values = [TestWindowedValue(wv.value, wv.timestamp, [window], wv.pane)
+            values = [TestWindowedValue(wv.value, wv.timestamp, [window], wv.pane_info)
                       for wv in handle.windowed_values for window in wv.windows]
         if use_global_window:
             matcher(values)

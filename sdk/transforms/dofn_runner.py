@@ -11,20 +11,14 @@ from panes.errors import UserCodeError
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
 from panes.timestamp import check_timestamps
-from panes.window import TimestampedValue, WindowedValue
+from panes.window import TimestampedValue, WindowedValue, windowed_value
 
 _PARAMS = {
     DoFn.ElementParam: lambda wv, window: wv.value,
-    DoFn.TimestampParam: lambda wv, window: _timestamp(wv.timestamp),
+    DoFn.TimestampParam: lambda wv, window: wv.timestamp,
     DoFn.WindowParam: lambda wv, window: window,
-    DoFn.PaneInfoParam: lambda wv, window: wv.pane,
+    DoFn.PaneInfoParam: lambda wv, window: wv.pane_info,
 }
-
-
-def _timestamp(micros):
-    from panes.timestamp import Timestamp
-
-    return Timestamp(micros=micros)
 
 
 class DoFnRunner:
@@ -63,8 +57,8 @@ class DoFnRunner:
         if self.per_window and len(wv.windows) > 1:
             outputs = []
             for window in wv.windows:
-                outputs.extend(self._process_in(WindowedValue(wv.value, wv.timestamp, (window,),
-                                                              wv.pane), window))
+                outputs.extend(self._process_in(windowed_value(
+                    (wv.value, wv.timestamp_micros, (window,), wv.pane_info)), window))
             return outputs
         return self._process_in(wv, wv.windows[0] if wv.windows else None)
 
@@ -78,7 +72,7 @@ class DoFnRunner:
             raise UserCodeError(self.label, wv.value, error) from error
         if isinstance(item, (TaggedOutput, TimestampedValue, WindowedValue)):
             return [self._output(item, wv)]
-        return [(self.main_tag, WindowedValue(item, wv.timestamp, wv.windows, wv.pane))]
+        return [(self.main_tag, wv.with_value(item))]
 
     def finish_bundle(self) -> list:
         results = self._guard(self.dofn.finish_bundle, None) or ()
@@ -125,11 +119,12 @@ class DoFnRunner:
             tag, item = item.tag, item.value
         tag = self._check_tag(tag, wv.value)
         if isinstance(item, (TimestampedValue, WindowedValue)):
-            check_timestamps(self.label, (item.timestamp,), (wv.value,))
+            check_timestamps(self.label, (item.timestamp_micros,), (wv.value,))
             if isinstance(item, WindowedValue):
                 return tag, item
-            return tag, WindowedValue(item.value, item.timestamp, wv.windows, wv.pane)
-        return tag, WindowedValue(item, wv.timestamp, wv.windows, wv.pane)
+            return tag, windowed_value((item.value, item.timestamp_micros, wv.windows,
+                                        wv.pane_info))
+        return tag, wv.with_value(item)
 
     def _check_tag(self, tag, element):
         if tag not in self.tags:

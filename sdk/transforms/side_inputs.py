@@ -12,7 +12,7 @@ def side_window(side_window_fn, main_window):
     default window mapping)."""
     if isinstance(side_window_fn, GlobalWindows) or main_window is None:
         return GLOBAL_WINDOW
-    return side_window_fn.assign_timestamp(main_window.max_timestamp())[0]
+    return side_window_fn.assign_micros(main_window.max_timestamp_micros)[0]
 
 
 def build_view(spec, values, label: str):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.window import TimestampCombiner
 
 
@@ -32,7 +32,7 @@ class Holds:
 
 def output_time(combiner: TimestampCombiner, window, timestamp: int) -> int:
     if combiner == TimestampCombiner.OUTPUT_AT_EOW:
-        return window.max_timestamp()
+        return window.max_timestamp_micros
     return timestamp
 
 
@@ -46,7 +46,7 @@ def add_element_hold(holds: Holds, combiner, window, timestamp: int, input_water
                      output_watermark: int) -> Optional[int]:
     """Places the element hold if the output watermark can still respect it; returns it."""
     hold = output_time(combiner, window, timestamp)
-    if hold < output_watermark or window.max_timestamp() < input_watermark:
+    if hold < output_watermark or window.max_timestamp_micros < input_watermark:
         return None
     holds.element = combine_output_times(combiner, holds.element, hold)
     return hold
@@ -82,7 +82,7 @@ def merge_holds(sources: list, combiner, window, gc_time: int, input_watermark: 
     """The holds of a window that ``sources`` (the merged windows' holds) merge into."""
     merged = Holds()
     if combiner == TimestampCombiner.OUTPUT_AT_EOW:
-        add_element_hold(merged, combiner, window, MIN_TIMESTAMP, input_watermark,
+        add_element_hold(merged, combiner, window, MIN_MICROS, input_watermark,
                          output_watermark)
     else:
         for source in sources:
@@ -95,7 +95,7 @@ def merge_holds(sources: list, combiner, window, gc_time: int, input_watermark: 
 def extract_and_release(holds: Holds, window) -> int:
     """The output timestamp of the pane being emitted; clears the holds."""
     output = holds.earliest()
-    if output is None or output > window.max_timestamp():
-        output = window.max_timestamp()
+    if output is None or output > window.max_timestamp_micros:
+        output = window.max_timestamp_micros
     holds.element = holds.garbage_collection = None
     return output

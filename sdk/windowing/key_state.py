@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.window import PaneInfo
 from panes.windowing.holds import Holds
 from panes.windowing.machines.base import TriggerState
@@ -54,8 +54,8 @@ class KeyState:
     """
 
     key: Any
-    input_watermark: int = MIN_TIMESTAMP
-    processing_time: int = MIN_TIMESTAMP
+    input_watermark: int = MIN_MICROS
+    processing_time: int = MIN_MICROS
     windows: dict = field(default_factory=dict)  # window -> WindowState
     timers: TimerQueue = field(default_factory=TimerQueue)
     arrivals: int = 0

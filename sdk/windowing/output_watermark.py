@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 from typing import Optional
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 
 
 def held_back(input_watermark: int, hold: Optional[int]) -> int:
@@ -22,7 +22,7 @@ class OutputWatermark:
     changes with ``hold(holder, time)``; None releases it."""
 
     def __init__(self):
-        self.input_watermark = MIN_TIMESTAMP
+        self.input_watermark = MIN_MICROS
         self._holds: dict = {}  # holder -> hold
         self._earliest: list = []  # heap of (hold, holder); stale entries are skipped
 

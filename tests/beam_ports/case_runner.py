@@ -26,6 +26,7 @@ import importlib
 import io
 import itertools
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -70,16 +71,43 @@ class Case:
 
 
 def expected_of(case: Case) -> dict:
-    """What the case must produce on panes: Beam's recording, with the parts ``differs``
-    names replaced (test outcomes one by one)."""
+    """What the case must produce on panes: Beam's recording, with the classes it printed
+    ported (``ported_classes``) and the parts ``differs`` names replaced (test outcomes one by
+    one)."""
     recorded = json.loads((EXPECTED / f"{case.name}.json").read_text(encoding="utf-8"))
-    expected = {part: recorded[part] for part in case.parts()}
+    expected = {part: ported_classes(recorded[part]) for part in case.parts()}
     for part, value in (case.differs or {}).items():
         if part == "outcomes":
             expected[part] = {**expected[part], **value}
         elif part != "rule":
             expected[part] = list(value)
     return expected
+
+
+_BEAM_CLASS = re.compile(r"<class \\?'apache_beam\.([\w.]+)\.(\w+)\\?'>")
+
+
+def ported_classes(recorded):
+    """A recording in which each class Beam printed (``<class 'apache_beam.M.C'>``) is the
+    class a port finds at the ported path ``panes.M.C``, printed as panes prints it: a program
+    that prints ``type(x)`` prints that class on panes, wherever panes defines it."""
+    if isinstance(recorded, list):
+        return [ported_classes(item) for item in recorded]
+    if isinstance(recorded, dict):
+        return {key: ported_classes(value) for key, value in recorded.items()}
+    if not isinstance(recorded, str):
+        return recorded
+
+    def ported(match):
+        module, name = match.groups()
+        try:
+            cls = getattr(importlib.import_module(f"panes.{module}"), name)
+        except (ImportError, AttributeError):
+            return match.group(0)  # no such class in panes: the port cannot print Beam's text
+        return match.group(0).replace(f"apache_beam.{module}.{name}",
+                                      f"{cls.__module__}.{cls.__qualname__}")
+
+    return _BEAM_CLASS.sub(ported, recorded)
 
 
 def load_cases() -> list[Case]:

@@ -8,7 +8,6 @@ from apache_beam.testing.test_stream import TestStream
 from apache_beam.transforms import trigger as beam_trigger
 from apache_beam.transforms import window as beam_window
 from apache_beam.transforms.combiners import CountCombineFn, MeanCombineFn
-from apache_beam.utils.timestamp import MIN_TIMESTAMP as BEAM_MIN_TIMESTAMP
 from apache_beam.utils.timestamp import Duration
 
 from harness import row
@@ -26,16 +25,10 @@ class _Pane:
     """Adapts a Beam output to what ``harness.row`` reads."""
 
     def __init__(self, value, timestamp, window, pane):
-        from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MIN_TIMESTAMP
-
         self.value = value
-        self.timestamp = timestamp.micros
-        if isinstance(window, beam_window.GlobalWindow) and timestamp >= window.max_timestamp():
-            self.timestamp = GLOBAL_WINDOW_MAX_TIMESTAMP  # Beam's end of the global window
-        if timestamp <= BEAM_MIN_TIMESTAMP:
-            self.timestamp = MIN_TIMESTAMP  # Beam's -inf (whole milliseconds) is panes' -2**63
+        self.timestamp_micros = timestamp.micros  # Beam's ends of time are panes' too
         self.windows = (_window(window),)
-        self.pane = _PaneInfo(pane)
+        self.pane_info = _PaneInfo(pane)
 
 
 class _PaneInfo:
@@ -47,11 +40,11 @@ class _PaneInfo:
 
 
 def _window(window):
-    from panes.window import GLOBAL_WINDOW, IntervalWindow
+    from panes.window import GLOBAL_WINDOW, interval_window
 
     if isinstance(window, beam_window.GlobalWindow):
         return GLOBAL_WINDOW
-    return IntervalWindow(window.start.micros, window.end.micros)
+    return interval_window((window.start.micros, window.end.micros))
 
 
 class _Collect(beam.DoFn):

@@ -25,7 +25,7 @@ def _run(b_strategy):
                | beam.GroupByKey().with_late_output())
     main, late = materialize(grouped.main), materialize(grouped.late)
     result = p.run()
-    panes = sorted((wv.windows[0].start // 1_000_000, sorted(wv.value[1])) for wv in main.windowed_values)
+    panes = sorted((int(wv.windows[0].start), sorted(wv.value[1])) for wv in main.windowed_values)
     return panes, [wv.value[1] for wv in late.windowed_values], result.metrics().counter("dropped_late")
 
 
@@ -51,7 +51,7 @@ def test_bounded_out_of_orderness_tolerates_the_delay():
     main, late = materialize(grouped.main), materialize(grouped.late)
     p.run()
     # 8 arrives when the watermark is 12 - 5 = 7: in time; 9 arrives after 30 moved it to 25.
-    assert sorted((wv.windows[0].start // 1_000_000, sorted(wv.value[1])) for wv in main.windowed_values) \
+    assert sorted((int(wv.windows[0].start), sorted(wv.value[1])) for wv in main.windowed_values) \
         == [(0, [1, 8]), (10, [12]), (30, [30])]
     assert [wv.value for wv in late.windowed_values] == [("k", 9)]
 

@@ -11,6 +11,7 @@ from panes.testing.util import (
     BeamAssertException, TestWindowedValue, assert_that, contains_in_any_order, equal_to,
     is_empty, is_not_empty, open_shards,
 )
+from panes.utils.timestamp import Timestamp
 from panes.window import FixedWindows, IntervalWindow, TimestampedValue
 
 
@@ -71,6 +72,10 @@ def test_matchers_compare_as_beams_do():
     with pytest.raises(BeamAssertException, match="missing elements"):
         equal_to([1.0], equals_fn=lambda e, a: abs(e - a) < 0.01)([1.5])
     assert contains_in_any_order([1, 2, 2]) == [2, 1, 2]
+    # Equal values that hash apart still match: a Timestamp and its seconds.
+    equal_to([("a", 5), ("b", 7)])([("b", Timestamp(7)), ("a", Timestamp(5))])
+    with pytest.raises(BeamAssertException, match=r"unexpected elements \[\('a', Timestamp\(6\)"):
+        equal_to([("a", 5)])([("a", Timestamp(6))])
     with pytest.raises(BeamAssertException, match="pcol is empty"):
         is_not_empty()([])
 
@@ -84,11 +89,12 @@ def test_reified_and_per_window_assertions_see_windows(runner):
     assert_that(windowed, lambda in_window: seen.append(in_window), label="PerWindow",
                 use_global_window=False)
     p.run()
-    first, second = IntervalWindow(0, 60_000_000), IntervalWindow(60_000_000, 120_000_000)
+    first, second = IntervalWindow(0, 60), IntervalWindow(60, 120)
     reified = seen[0]
     assert [(v.value, v.timestamp, v.windows) for v in reified] == [
-        ("a", 1_000_000, [first]), ("b", 61_000_000, [second])]
+        ("a", Timestamp(1), [first]), ("b", Timestamp(61), [second])]
     assert all(isinstance(v, TestWindowedValue) for v in reified)
+    equal_to([TestWindowedValue("a", 1, [first]), TestWindowedValue("b", 61, [second])])(reified)
     assert sorted(seen[1:]) == [(["a"], first), (["b"], second)]
 
 

@@ -6,9 +6,9 @@ import pytest
 import panes as beam
 from panes.metrics import Metrics, MetricsFilter
 from panes.testing import assert_that, equal_to, materialize
+from panes.utils.timestamp import Timestamp
 from panes.window import FixedWindows, IntervalWindow, Sessions, TimestampedValue
 
-S = 1_000_000
 
 
 def run(runner, build):
@@ -88,7 +88,7 @@ def test_tagged_outputs(runner):
 class Describe(beam.DoFn):
     def process(self, element, timestamp=beam.DoFn.TimestampParam,
                 window=beam.DoFn.WindowParam, pane=beam.DoFn.PaneInfoParam):
-        yield element, timestamp.micros, window, pane.is_first
+        yield element, timestamp, window, pane.is_first
 
 
 def test_timestamp_window_and_pane_parameters(runner):
@@ -96,8 +96,9 @@ def test_timestamp_window_and_pane_parameters(runner):
         p | beam.Create([TimestampedValue("x", 7), TimestampedValue("y", 12)])
         | beam.WindowInto(FixedWindows(10)) | beam.ParDo(Describe()))])
     # Before any grouping an element's pane is Beam's NO_FIRING, which is first and last.
-    assert sorted(out) == [("x", 7 * S, IntervalWindow(0, 10 * S), True),
-                           ("y", 12 * S, IntervalWindow(10 * S, 20 * S), True)]
+    assert sorted(out) == [("x", Timestamp(7), IntervalWindow(0, 10), True),
+                           ("y", Timestamp(12), IntervalWindow(10, 20), True)]
+    assert {type(timestamp) for _, timestamp, _, _ in out} == {Timestamp}
 
 
 def test_timestamped_outputs_move_elements_in_event_time(runner):
@@ -107,7 +108,7 @@ def test_timestamped_outputs_move_elements_in_event_time(runner):
         grouped = (stamped | beam.WindowInto(FixedWindows(10))
                    | "Key" >> beam.Map(lambda kv: (kv[0], kv)) | beam.GroupByKey())
         return [materialize(grouped | "Describe" >> beam.Map(
-            lambda kv, w=beam.DoFn.WindowParam: (kv[0], sorted(kv[1]), w.start // S)))]
+            lambda kv, w=beam.DoFn.WindowParam: (kv[0], sorted(kv[1]), int(w.start))))]
 
     _, [out] = run(runner, build)
     assert sorted(out) == [("a", [("a", 1), ("a", 2)], 0), ("b", [("b", 30)], 30)]
@@ -192,7 +193,7 @@ def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner
     metrics = p.run().metrics()
 
     sums_by_key = [("a", 12), ("a", 6), ("b", 4), ("b", 8)]
-    expected = [(sum_, IntervalWindow(start * S, end * S))
+    expected = [(sum_, IntervalWindow(start, end))
                 for sum_, (start, end) in zip(sums_by_key, windows)]
     assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == sorted(expected)
     counted = {(r.key.step, r.key.metric.name): r.committed

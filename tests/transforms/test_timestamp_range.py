@@ -5,7 +5,7 @@ import pytest
 
 import panes as beam
 from panes.errors import UserCodeError
-from panes.timestamp import MAX_TIMESTAMP, Timestamp
+from panes.utils.timestamp import MAX_TIMESTAMP, Timestamp
 from panes.window import FixedWindows, TimestampedValue
 from panes.testing import materialize
 from panes.watermark import WatermarkStrategy
@@ -23,7 +23,7 @@ class StampOne(beam.DoFn):
         lambda x: TimestampedValue(x, -BEYOND if x == 2 else x)), "Stamp"),
     (lambda p: p | beam.Create([1, 2, 3]) | "Stamp" >> beam.ParDo(StampOne()), "Stamp"),
     (lambda p: p | "Stamp" >> beam.Create([
-        TimestampedValue(1, 1), TimestampedValue(2, Timestamp(micros=MAX_TIMESTAMP + 1))]),
+        TimestampedValue(1, 1), TimestampedValue(2, Timestamp(micros=MAX_TIMESTAMP.micros + 1))]),
      "Stamp"),
 ], ids=["Map", "ParDo", "Create"])
 def test_a_timestamp_beyond_beams_range_names_the_transform_and_element(runner, make, label):
@@ -50,7 +50,7 @@ def test_a_source_timestamp_function_beyond_the_range_names_the_read(runner, tmp
 def test_the_edges_of_the_range_are_accepted(runner):
     p = beam.Pipeline(runner=runner)
     out = materialize(p | beam.Create([
-        TimestampedValue("last", Timestamp(micros=MAX_TIMESTAMP - 1)),
+        TimestampedValue("last", Timestamp(micros=MAX_TIMESTAMP.micros - 1)),
         TimestampedValue("first", -9.2e12)]))
     p.run()
     assert sorted(out.values) == ["first", "last"]

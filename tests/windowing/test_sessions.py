@@ -5,7 +5,7 @@ keep them)."""
 
 from hypothesis import given, settings, strategies as st
 
-from panes.window import IntervalWindow, MergeContext, SessionSlots, Sessions
+from panes.window import IntervalWindow, MergeContext, SessionSlots, Sessions, interval_window
 
 windows = st.lists(st.tuples(st.integers(0, 60), st.integers(1, 8)), max_size=40).map(
     lambda pairs: [IntervalWindow(start, start + length) for start, length in pairs])
@@ -34,7 +34,7 @@ def _connected(windows: list) -> list:
 def _placed(sessions: SessionSlots, windows: list) -> None:
     """Places each window, its slot the list of windows it holds."""
     for window in windows:
-        index = sessions.place(window.start, window.end, _merge_lists)
+        index = sessions.place(window.start_micros, window.end_micros, _merge_lists)
         sessions.slots[index] = (sessions.slots[index] or []) + [window]
 
 
@@ -43,7 +43,7 @@ def _merge_lists(slots: list) -> list:
 
 
 def _contents(sessions: SessionSlots) -> list:
-    return [(IntervalWindow(start, end), sorted(slot))
+    return [(interval_window((start, end)), sorted(slot))
             for start, end, slot in zip(sessions.starts, sessions.ends, sessions.slots)]
 
 
@@ -86,4 +86,4 @@ def test_touching_windows_stay_apart():
     """Sessions merge overlapping windows only: [0, 5) and [5, 10) share no instant."""
     sessions = SessionSlots()
     _placed(sessions, [IntervalWindow(5, 10), IntervalWindow(0, 5)])
-    assert sessions.starts == [0, 5] and sessions.ends == [5, 10]
+    assert sessions.starts == [0, 5_000_000] and sessions.ends == [5_000_000, 10_000_000]

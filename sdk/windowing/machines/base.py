@@ -59,7 +59,7 @@ class TriggerContext:
         return self.event_time if domain == EVENT_TIME else self.processing_time
 
     def end_of_window_reached(self, domain: str = EVENT_TIME) -> bool:
-        return self.clock(domain) > self.window.max_timestamp()
+        return self.clock(domain) > self.window.max_timestamp_micros
 
 
 class Machine:

@@ -17,7 +17,7 @@ EARLY, LATE = 0, 1
 
 def _wake_at_end_of_window(c, domain: str) -> None:
     if not c.end_of_window_reached(domain):
-        c.set_timer(c.window.max_timestamp(), domain)
+        c.set_timer(c.window.max_timestamp_micros, domain)
 
 
 def _quiet_until_end_of_window(c, domain: str) -> tuple:
