@@ -17,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate, chain, repeat
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from panes.errors import UserCodeError, map_user_fn
 from panes.pvalue import TaggedOutput
@@ -65,7 +65,8 @@ class Expanded(Sequence):
     __slots__ = ("_column", "_ends", "_nested", "_entries")
 
     def __init__(self, column: Sequence, ends: list, nested: bool = False):
-        self._column, self._ends, self._nested, self._entries = column, ends, nested, None
+        self._column, self._ends, self._nested = column, ends, nested
+        self._entries: list | None = None
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
@@ -102,11 +103,12 @@ def fusable(node) -> bool:
 class ParDoStage:
     """A single-output ParDo; ``resolver`` gives its side inputs, if it has any."""
 
+    down: Callable  # the next stage's push function, once bound
+
     def __init__(self, label: str, payload: dict, resolver=None):
         self.label = label
         self.runner = DoFnRunner(label, payload["fn"], payload["args"], payload["kwargs"],
                                  payload["main_tag"], payload["output_tags"], resolver)
-        self.down = None
 
     def bind(self, down, cell):
         """The stage's push function, feeding ``down``; it names its label in the metrics

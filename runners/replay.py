@@ -28,6 +28,7 @@ from panes.window import window_order, windowed_value
 from panes.windowing.engine import LATE, MAIN, Counters
 from panes.windowing.output_watermark import OutputWatermark
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
+from panes.windowing.key_state import KeyState
 from panes.runners.eventlog import END_STEP, Bundle, Watermark
 
 
@@ -188,7 +189,8 @@ def replay_grouping(engine, elements: dict, watermarks: list, clock: list) -> Re
     counters = Counters()
     replayer = _KeyReplay(engine, counters, _Clock(watermarks, _watermark_position),
                           _Clock(clock, _clock_position))
-    emissions, holds = [], []
+    emissions: list = []
+    holds: list = []
     for rank, (key, values) in enumerate(elements.items()):
         replayer.replay(key, rank, values, emissions, holds)
     emissions.sort(key=lambda emission: emission[:3])
@@ -203,6 +205,8 @@ class _KeyReplay:
     def __init__(self, engine, counters, watermark: _Clock, clock: _Clock):
         self.engine, self.counters = engine, counters
         self.watermark, self.clock = watermark, clock
+        self.state: KeyState | None = None
+        self.hold: int | None = None
 
     def replay(self, key, rank: int, values: list, emissions: list, holds: list) -> None:
         """Appends the key's ``(step, rank, window order, key, tag, wv)`` emissions and its
@@ -210,7 +214,7 @@ class _KeyReplay:
         self.key, self.rank, self.emissions, self.holds = key, rank, emissions, holds
         self.state, self.hold = None, None
         engine = self.engine
-        start, count, still_until = 0, len(values), -1
+        start, count, still_until = 0, len(values), -math.inf
         while start < count:
             step = values[start][0][0]
             end = start + 1
@@ -277,12 +281,13 @@ class _KeyReplay:
 
     def _settle(self, step: int, emitted: list) -> None:
         """Records what one step of the key emitted and its hold, and drops emptied state."""
-        key, rank = self.key, self.rank
+        key, rank, state = self.key, self.rank, self.state
+        assert state is not None  # a step ran on it
         for tag, wv in emitted:
             self.emissions.append((step, rank, window_order(wv.windows[0]), key, tag, wv))
-        if self.engine.earliest_hold(self.state) != self.hold:
+        if self.engine.earliest_hold(state) != self.hold:
             self._note_hold(step)
-        if not self.state.windows:
+        if not state.windows:
             self.state = None
 
     def _note_hold(self, step: int) -> None:
@@ -315,7 +320,9 @@ def output_timeline(watermarks: list, holds: list) -> list:
 def as_streams(replay: Replay, steps) -> tuple:
     """The ``main`` and ``late`` event streams of a replay: a bundle at each of ``steps``, each
     followed by the output watermark where it changed."""
-    main_at, late_at, watermark_at = {}, {}, {w.step: w for w in replay.watermarks}
+    main_at: dict = {}
+    late_at: dict = {}
+    watermark_at = {w.step: w for w in replay.watermarks}
     for outputs, at in ((replay.main, main_at), (replay.late, late_at)):
         for step, _, wv in outputs:
             at.setdefault(step, []).append(wv)

@@ -12,12 +12,16 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from itertools import islice
+from typing import TYPE_CHECKING, Callable
 
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.timestamp import MAX_MICROS
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
 from panes.runners.spark.errors import worker_generator
+
+if TYPE_CHECKING:
+    from pyspark import RDD
 from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
@@ -30,8 +34,8 @@ class Pending:
     returns the last position it pushed. ``records`` are up to ``CHUNK`` of ``source``'s
     records, or one of them when ``source``'s records are chunks already (``chunked``)."""
 
-    source: object
-    feed: object
+    source: RDD
+    feed: Callable
     stages: tuple = ()
     chunked: bool = False
     # Whether a partition's positions reach the stages in increasing order.

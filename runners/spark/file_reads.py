@@ -242,7 +242,7 @@ def _runs(batch) -> list:
         return []
     if all(column[0] == column[count - 1] for column in columns):
         return [(0, count)]
-    cuts = set()
+    cuts: set = set()
     for column in columns:
         changed = pc.not_equal(column.slice(1), column.slice(0, count - 1))
         cuts.update(index + 1 for index in pc.indices_nonzero(changed).to_pylist())

@@ -26,9 +26,8 @@ def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
     timestamp function runs under C-level ``map``, and whole seconds become micros in one
     pass."""
     if any(issubclass(kind, TimestampedValue) for kind in set(map(type, records))):
-        values, timestamps = zip(*[source_value(label, record, timestamp_fn)
-                                   for record in records])
-        return values, timestamps
+        pairs = [source_value(label, record, timestamp_fn) for record in records]
+        return tuple(value for value, _ in pairs), tuple(time for _, time in pairs)
     if timestamp_fn is None:
         return records, [MIN_MICROS] * len(records)
     times = map_user_fn(label, timestamp_fn, records)

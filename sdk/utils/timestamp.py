@@ -94,8 +94,9 @@ class Timestamp:
                              f"time in microseconds, the string has finer fractional seconds.")
         offset = datetime.timedelta(hours=int(hours or 0), minutes=int(minutes or 0))
         try:
-            moment = datetime.datetime(*map(int, fields), tzinfo=datetime.timezone(
-                -offset if sign == "-" else offset))
+            year, month, day, hour, minute, second = map(int, fields)
+            moment = datetime.datetime(year, month, day, hour, minute, second,
+                                       tzinfo=datetime.timezone(-offset if sign == "-" else offset))
         except ValueError as error:
             raise ValueError(f"Could not parse RFC 3339 string '{rfc3339}' due to error: "
                              f"'{error}'.") from None
@@ -274,7 +275,7 @@ def _seconds_text(micros: int) -> str:
 
 
 TimestampTypes = Union[int, float, Timestamp]
-DurationTypes = Union[int, float, Duration]
+DurationTypes = Union[int, float, Duration, datetime.timedelta]
 TimestampDurationTypes = Union[int, float, Duration, Timestamp]
 
 # Beam's ends of time: whole milliseconds, as Java's Long.MIN_VALUE / 1000 and MAX_VALUE / 1000.
