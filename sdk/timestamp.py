@@ -12,9 +12,17 @@ import datetime as _dt
 
 from panes.utils.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, Duration, Timestamp
 
-__all__ = ["MICROS_PER_SECOND", "MIN_MICROS", "MAX_MICROS", "GLOBAL_WINDOW_END_MICROS",
-           "GLOBAL_WINDOW_MAX_MICROS", "Timestamp", "Duration", "to_micros",
-           "check_timestamps"]
+__all__ = [
+    "MICROS_PER_SECOND",
+    "MIN_MICROS",
+    "MAX_MICROS",
+    "GLOBAL_WINDOW_END_MICROS",
+    "GLOBAL_WINDOW_MAX_MICROS",
+    "Timestamp",
+    "Duration",
+    "to_micros",
+    "check_timestamps",
+]
 
 MICROS_PER_SECOND = 1_000_000
 # -inf and +inf of event time: Beam's MIN_TIMESTAMP and MAX_TIMESTAMP.
@@ -61,8 +69,13 @@ def check_timestamps(label: str, timestamps, elements) -> None:
 
     for micros, element in zip(timestamps, elements):
         if not MIN_MICROS <= micros <= MAX_MICROS:
-            raise UserCodeError(label, element, ValueError(
-                f"timestamp {micros / MICROS_PER_SECOND:g}s is outside Beam's range "
-                f"({MIN_MICROS / MICROS_PER_SECOND:g}s to "
-                f"{MAX_MICROS / MICROS_PER_SECOND:g}s, int64 microseconds): give a time in "
-                f"seconds, a datetime or a Timestamp"))
+            raise UserCodeError(
+                label,
+                element,
+                ValueError(
+                    f"timestamp {micros / MICROS_PER_SECOND:g}s is outside Beam's range "
+                    f"({MIN_MICROS / MICROS_PER_SECOND:g}s to "
+                    f"{MAX_MICROS / MICROS_PER_SECOND:g}s, int64 microseconds): give a time in "
+                    f"seconds, a datetime or a Timestamp"
+                ),
+            )

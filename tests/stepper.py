@@ -33,7 +33,8 @@ class Stepper:
         outputs = []
         for key in sorted({*self.states, *by_key}, key=self.ranks.__getitem__):
             state = self.states.pop(key, None) or self.engine.new_state(
-                key, self.watermark, self.processing_time)
+                key, self.watermark, self.processing_time
+            )
             result = self.engine.step(state, by_key.get(key, ()), watermark, processing_time)
             outputs += result.outputs
             self.counters.add(result.counters)

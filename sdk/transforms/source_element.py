@@ -6,8 +6,13 @@ from collections.abc import Sequence
 
 from panes.errors import UserCodeError, map_user_fn
 from panes.timestamp import MICROS_PER_SECOND, MIN_MICROS, check_timestamps, to_micros
-from panes.window import (GLOBAL_WINDOW, PANE_NO_FIRING, TimestampedValue, WindowedValue,
-                          windowed_value)
+from panes.window import (
+    GLOBAL_WINDOW,
+    PANE_NO_FIRING,
+    TimestampedValue,
+    WindowedValue,
+    windowed_value,
+)
 
 GLOBAL_WINDOWS = (GLOBAL_WINDOW,)
 
@@ -17,8 +22,9 @@ def source_element(label: str, record, timestamp_fn=None) -> WindowedValue:
     or -inf (Beam's timestamp for elements of a bounded source)."""
     if timestamp_fn is None and not isinstance(record, TimestampedValue):
         return windowed_value((record, MIN_MICROS, GLOBAL_WINDOWS, PANE_NO_FIRING))
-    return windowed_value((*source_value(label, record, timestamp_fn), GLOBAL_WINDOWS,
-                           PANE_NO_FIRING))
+    return windowed_value(
+        (*source_value(label, record, timestamp_fn), GLOBAL_WINDOWS, PANE_NO_FIRING)
+    )
 
 
 def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:

@@ -13,16 +13,25 @@ import datetime
 import re
 import time
 from dataclasses import dataclass
-from typing import Union
 
 _MICROS = 1_000_000
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _EPOCH_NAIVE = _EPOCH.replace(tzinfo=None)
-_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?"
-                      r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))?")
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?"
+    r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))?"
+)
 
-__all__ = ["Timestamp", "Duration", "MIN_TIMESTAMP", "MAX_TIMESTAMP", "TIME_GRANULARITY",
-           "TimestampTypes", "DurationTypes", "TimestampDurationTypes"]
+__all__ = [
+    "Timestamp",
+    "Duration",
+    "MIN_TIMESTAMP",
+    "MAX_TIMESTAMP",
+    "TIME_GRANULARITY",
+    "TimestampTypes",
+    "DurationTypes",
+    "TimestampDurationTypes",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,22 +44,32 @@ class Timestamp:
     MICROS_PRECISION = 6
     NANOS_PRECISION = 9
 
-    def __init__(self, seconds: Union[int, float] = 0, subseconds: Union[int, float] = 0,
-                 precision: int = MICROS_PRECISION, *, micros: Union[int, float, None] = None):
+    def __init__(
+        self,
+        seconds: int | float = 0,
+        subseconds: int | float = 0,
+        precision: int = MICROS_PRECISION,
+        *,
+        micros: int | float | None = None,
+    ):
         for name, value in (("seconds", seconds), ("subseconds", subseconds)):
             if not isinstance(value, (int, float)):
                 raise TypeError(f"Cannot interpret {value} {type(value)} as {name}.")
         if not isinstance(precision, int):
             raise TypeError(f"Cannot interpret {precision} {type(precision)} as precision.")
         if precision != self.MICROS_PRECISION:
-            raise ValueError(f"panes keeps event time in microseconds: Timestamp precision "
-                             f"must be {self.MICROS_PRECISION}, got {precision}")
+            raise ValueError(
+                f"panes keeps event time in microseconds: Timestamp precision "
+                f"must be {self.MICROS_PRECISION}, got {precision}"
+            )
         if micros is not None:
             if not isinstance(micros, (int, float)):
                 raise TypeError(f"Cannot interpret {micros} {type(micros)} as micros.")
             if subseconds:
-                raise ValueError(f"micros and subseconds are mutually exclusive, got "
-                                 f"micros={micros}, subseconds={subseconds}.")
+                raise ValueError(
+                    f"micros and subseconds are mutually exclusive, got "
+                    f"micros={micros}, subseconds={subseconds}."
+                )
             subseconds = micros
         object.__setattr__(self, "micros", int(seconds * _MICROS) + int(subseconds))
 
@@ -74,8 +93,10 @@ class Timestamp:
     def from_utc_datetime(cls, dt: datetime.datetime) -> Timestamp:
         """The Timestamp of a ``datetime`` that carries a UTC time zone."""
         if dt.tzinfo is None:
-            raise ValueError(f"dt has no timezone info (https://docs.python.org/3/library/"
-                             f"datetime.html#aware-and-naive-objects): {dt}")
+            raise ValueError(
+                f"dt has no timezone info (https://docs.python.org/3/library/"
+                f"datetime.html#aware-and-naive-objects): {dt}"
+            )
         if dt.utcoffset() != datetime.timedelta(0):
             raise ValueError(f"dt not in UTC: {dt}")
         delta = dt - _EPOCH
@@ -90,19 +111,30 @@ class Timestamp:
             raise ValueError(f"Could not parse RFC 3339 string '{rfc3339}'.")
         *fields, fraction, _, sign, hours, minutes = match.groups()
         if fraction and len(fraction) > cls.MICROS_PRECISION:
-            raise ValueError(f"Could not parse RFC 3339 string '{rfc3339}': panes keeps event "
-                             f"time in microseconds, the string has finer fractional seconds.")
+            raise ValueError(
+                f"Could not parse RFC 3339 string '{rfc3339}': panes keeps event "
+                f"time in microseconds, the string has finer fractional seconds."
+            )
         offset = datetime.timedelta(hours=int(hours or 0), minutes=int(minutes or 0))
         try:
             year, month, day, hour, minute, second = map(int, fields)
-            moment = datetime.datetime(year, month, day, hour, minute, second,
-                                       tzinfo=datetime.timezone(-offset if sign == "-" else offset))
+            moment = datetime.datetime(
+                year,
+                month,
+                day,
+                hour,
+                minute,
+                second,
+                tzinfo=datetime.timezone(-offset if sign == "-" else offset),
+            )
         except ValueError as error:
-            raise ValueError(f"Could not parse RFC 3339 string '{rfc3339}' due to error: "
-                             f"'{error}'.") from None
+            raise ValueError(
+                f"Could not parse RFC 3339 string '{rfc3339}' due to error: '{error}'."
+            ) from None
         micros = int((fraction or "0").ljust(cls.MICROS_PRECISION, "0"))
         return cls.from_utc_datetime(moment.astimezone(datetime.timezone.utc)) + Duration(
-            micros=micros)
+            micros=micros
+        )
 
     def seconds(self) -> int:
         """Whole seconds since the epoch, rounded down."""
@@ -130,8 +162,9 @@ class Timestamp:
     def __repr__(self) -> str:
         return f"Timestamp({_seconds_text(self.micros)})"
 
-    def to_utc_datetime(self, has_tz: bool = False,
-                        allow_lossy_conversion: bool = False) -> datetime.datetime:
+    def to_utc_datetime(
+        self, has_tz: bool = False, allow_lossy_conversion: bool = False
+    ) -> datetime.datetime:
         """This time as a UTC ``datetime``, naive unless ``has_tz`` (as ``utcnow`` gives it)."""
         epoch = _EPOCH if has_tz else _EPOCH_NAIVE
         return epoch + datetime.timedelta(seconds=self.seconds(), microseconds=self.subseconds())
@@ -193,7 +226,7 @@ class Duration:
 
     micros: int
 
-    def __init__(self, seconds: Union[int, float] = 0, micros: Union[int, float] = 0):
+    def __init__(self, seconds: int | float = 0, micros: int | float = 0):
         object.__setattr__(self, "micros", int(seconds * _MICROS) + int(micros))
 
     @staticmethod
@@ -205,8 +238,9 @@ class Duration:
         if isinstance(seconds, Duration):
             return seconds
         if isinstance(seconds, datetime.timedelta):
-            return Duration(seconds=(seconds.days * 86_400 + seconds.seconds),
-                            micros=seconds.microseconds)
+            return Duration(
+                seconds=(seconds.days * 86_400 + seconds.seconds), micros=seconds.microseconds
+            )
         return Duration(seconds)
 
     def __repr__(self) -> str:
@@ -274,9 +308,9 @@ def _seconds_text(micros: int) -> str:
     return f"{sign}{whole}.{fraction:06d}" if fraction else f"{sign}{whole}"
 
 
-TimestampTypes = Union[int, float, Timestamp]
-DurationTypes = Union[int, float, Duration, datetime.timedelta]
-TimestampDurationTypes = Union[int, float, Duration, Timestamp]
+TimestampTypes = int | float | Timestamp
+DurationTypes = int | float | Duration | datetime.timedelta
+TimestampDurationTypes = int | float | Duration | Timestamp
 
 # Beam's ends of time: whole milliseconds, as Java's Long.MIN_VALUE / 1000 and MAX_VALUE / 1000.
 MIN_TIMESTAMP = Timestamp(micros=-9_223_372_036_854_775 * 1000)

@@ -8,13 +8,16 @@ non-speculative index -1.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from panes.window import PaneInfo, PaneInfoTiming
 
 
-def next_pane(previous: Optional[PaneInfo], window_max_timestamp: int, input_watermark: int,
-              output_watermark: int, is_final: bool) -> PaneInfo:
+def next_pane(
+    previous: PaneInfo | None,
+    window_max_timestamp: int,
+    input_watermark: int,
+    output_watermark: int,
+    is_final: bool,
+) -> PaneInfo:
     """The pane to emit after ``previous`` (None for the window's first pane)."""
     is_first = previous is None
     index = 0 if previous is None else previous.index + 1

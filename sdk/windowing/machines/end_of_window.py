@@ -7,8 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from panes.windowing.machines.base import (
-    ALWAYS_QUIET, NOT_QUIET, Machine, clear, element, finished_in_all_merging, fire, is_finished,
-    merge, ready, reset_tree, set_finished,
+    ALWAYS_QUIET,
+    NOT_QUIET,
+    Machine,
+    clear,
+    element,
+    finished_in_all_merging,
+    fire,
+    is_finished,
+    merge,
+    ready,
+    reset_tree,
+    set_finished,
 )
 from panes.windowing.timers import EVENT_TIME
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from panes.timestamp import MAX_MICROS
 from panes.windowing.machines.base import Machine, merging_values
@@ -53,8 +53,7 @@ class ContinuousMachine(Machine):
         states = merging_values(node, c)
         if not states:
             return
-        merged = _Continuous(min(s.next_fire for s in states),
-                             late=any(s.late for s in states))
+        merged = _Continuous(min(s.next_fire for s in states), late=any(s.late for s in states))
         c.state.values[node.index] = merged
         c.set_timer(merged.next_fire, self.domain)
         if self.domain == EVENT_TIME and not c.end_of_window_reached():
