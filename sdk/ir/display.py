@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from panes.ir import io
 from panes.ir.windowing import WindowFn
-from panes.timestamp import format_micros
+from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND, MIN_MICROS
 from panes.windowing import evicting, trigger_kinds, window_fn_kinds
 
 
@@ -48,5 +48,14 @@ def _event(event) -> str:
     if isinstance(event, io.AddElements):
         return f"{len(event.timestamps)} elements"
     if isinstance(event, io.AdvanceWatermark):
-        return f"watermark {format_micros(event.watermark)}"
+        return f"watermark {_time(event.watermark)}"
     return f"processing time +{event.advance / 1e6:g}s"
+
+
+def _time(micros: int) -> str:
+    """A time in micros as seconds, or ``-inf`` / ``+inf``."""
+    if micros <= MIN_MICROS:
+        return "-inf"
+    if micros >= MAX_MICROS:
+        return "+inf"
+    return f"{micros / MICROS_PER_SECOND:g}s"

@@ -27,7 +27,7 @@ class MetricsContainer:
     def update(self, step: str, name, value) -> None:
         self.distributions.setdefault((step, name), DistributionData()).update(value)
 
-    def merge(self, other: "MetricsContainer") -> None:
+    def merge(self, other: MetricsContainer) -> None:
         for key, n in other.counters.items():
             self.counters[key] = self.counters.get(key, 0) + n
         for key, data in other.distributions.items():

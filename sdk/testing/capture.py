@@ -35,7 +35,9 @@ class Materialized:
     @property
     def windowed_values(self) -> list:
         if self._windowed_values is None:
-            raise RuntimeError("the pipeline has not run yet: materialized values appear after run()")
+            raise RuntimeError(
+                "the pipeline has not run yet: materialized values appear after run()"
+            )
         return self._windowed_values
 
     @property

@@ -58,13 +58,13 @@ def _by_start(window_fn, period: int) -> Callable:
     """Windows that depend only on where the timestamp's ``period`` starts, answered from a
     cache keyed by that start."""
     offset = window_fn.offset
-    assign_timestamp, cache = from_ir(window_fn).assign_timestamp, {}
+    assign_micros, cache = from_ir(window_fn).assign_micros, {}
     cached = cache.get
 
     def windows_from(start):
         if len(cache) >= _CACHE_SIZE:
             cache.clear()
-        windows = cache[start] = tuple(assign_timestamp(start))
+        windows = cache[start] = tuple(assign_micros(start))
         return windows
 
     def by_start(values, timestamps, previous):
