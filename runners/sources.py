@@ -13,7 +13,7 @@ from panes.errors import UserCodeError
 from panes.io.base import SourceError
 from panes.ir.codec import lift
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
-from panes.testing.test_stream import ELEMENTS, PROCESSING_TIME, WATERMARK
+from panes.ir.io import AddElements, AdvanceProcessingTime, AdvanceWatermark
 from panes.timestamp import MAX_MICROS, MIN_MICROS, to_micros
 from panes.transforms.source_element import source_element
 from panes.watermark import is_idle, running_maxima, watermark_changes
@@ -73,9 +73,9 @@ class ProcessingClock:
         for node in ir.nodes.values():
             if node.kind == "test_stream":
                 now = 0
-                for step, (kind, data) in enumerate(lift(node.payload["events"]), FIRST_STEP + 1):
-                    if kind == PROCESSING_TIME:
-                        now += data
+                for step, event in enumerate(node.payload["events"], FIRST_STEP + 1):
+                    if isinstance(event, AdvanceProcessingTime):
+                        now += event.advance
                         advances[step] = max(advances.get(step, MIN_MICROS), now)
         for records in filter(None, sources.values()):
             for index, arrival in enumerate(records.arrivals or ()):
@@ -122,11 +122,13 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
 
 def test_stream_stream(node) -> list:
     stream = []
-    for step, (kind, data) in enumerate(lift(node.payload["events"]), start=FIRST_STEP + 1):
-        if kind == ELEMENTS:
-            stream.append(Bundle(step, [windowed_value((v, ts, (GLOBAL_WINDOW,), PANE_NO_FIRING))
-                                         for v, ts in data]))
-        elif kind == WATERMARK:
-            stream.append(Watermark(step, data))
+    for step, event in enumerate(node.payload["events"], start=FIRST_STEP + 1):
+        if isinstance(event, AddElements):
+            stream.append(Bundle(step, [windowed_value((value, timestamp, (GLOBAL_WINDOW,),
+                                                        PANE_NO_FIRING))
+                                        for value, timestamp in zip(event.values.load(),
+                                                                    event.timestamps)]))
+        elif isinstance(event, AdvanceWatermark):
+            stream.append(Watermark(step, event.watermark))
     stream.append(Watermark(END_STEP, MAX_MICROS))
     return stream

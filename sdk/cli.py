@@ -27,6 +27,7 @@ from pathlib import Path
 from panes.errors import PanesError
 from panes.io.files import shard_pattern
 from panes.ir import to_json
+from panes.ir.io import ParquetSink, TextSink
 from panes.ir.display import describe
 from panes.ir.graph import to_dot
 from panes.options.pipeline_options import PipelineOptions
@@ -117,8 +118,8 @@ def written_files(ir, since: float) -> list[str]:
     its prefix, template and suffix, whatever their count) written after ``since``."""
     files = []
     for node in ir.nodes.values():
-        sink = node.payload.get("sink") if node.kind == "write" else None
-        if hasattr(sink, "file_path_prefix") and hasattr(sink, "shard_name_template"):
+        sink = node.payload["sink"] if node.kind == "write" else None
+        if isinstance(sink, (TextSink, ParquetSink)):
             folder = os.path.dirname(sink.file_path_prefix) or "."
             shard = shard_pattern(sink.file_path_prefix, sink.file_name_suffix,
                                   sink.shard_name_template)

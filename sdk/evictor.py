@@ -15,6 +15,14 @@ from panes.timestamp import Duration
 __all__ = ["Evictor", "CountEvictor", "TimeEvictor", "DeltaEvictor"]
 
 
+def check_delta(kind: str, threshold, fn) -> None:
+    """A delta trigger's or evictor's threshold is a number and its function a callable."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise ValueError(f"{kind} needs a number as threshold, got {threshold!r}")
+    if not callable(fn):
+        raise ValueError(f"{kind} needs a function fn(a, b) -> float, got {fn!r}")
+
+
 class Evictor:
     """Base of all evictors. ``evict_before``: applied before the window function;
     ``evict_after``: applied to the buffer after it (Flink's ``doEvictAfter``)."""
@@ -49,6 +57,9 @@ class TimeEvictor(Evictor):
 
     def __post_init__(self):
         object.__setattr__(self, "window_size", Duration.of(self.window_size))
+        if self.window_size.micros < 0:
+            raise ValueError(f"TimeEvictor needs a window_size of 0 or more, got "
+                             f"{self.window_size}")
 
     @classmethod
     def of(cls, window_size, do_evict_after: bool = False) -> "TimeEvictor":
@@ -63,6 +74,9 @@ class DeltaEvictor(Evictor):
     fn: Callable[..., float] = field(compare=False)
     evict_before: bool = True
     evict_after: bool = False
+
+    def __post_init__(self):
+        check_delta("DeltaEvictor", self.threshold, self.fn)
 
     @classmethod
     def of(cls, threshold: float, fn, do_evict_after: bool = False) -> "DeltaEvictor":

@@ -122,15 +122,19 @@ class Pipeline:
 
     def run(self):
         """Runs the pipeline to completion and returns its ``PipelineResult``."""
+        from panes.io import dataframe
         from panes.ir.validate import validate
         from panes.runners import create_runner
 
         self.options.warn_unknown_flags()
         ir = self.to_ir()
-        validate(ir, allow_unsafe_triggers=bool(
-            self.options.view_as(TypeOptions).allow_unsafe_triggers))
-        runner = create_runner(self.runner)
-        self.result = runner.run_pipeline(ir, self.options)
+        try:
+            validate(ir, allow_unsafe_triggers=bool(
+                self.options.view_as(TypeOptions).allow_unsafe_triggers))
+            runner = create_runner(self.runner)
+            self.result = runner.run_pipeline(ir, self.options)
+        finally:
+            dataframe.release(ir)  # the live inputs its compilation registered
         for check in self.post_run_checks:
             check(self.result)
         return self.result

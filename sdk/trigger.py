@@ -1,8 +1,11 @@
-"""Triggers and accumulation modes: immutable data, interpreted by ``panes.windowing``.
+"""Triggers and accumulation modes: the API. Each trigger lowers to its IR form
+(``panes.ir.triggers``) when the pipeline is compiled, and the windowing engine runs that
+(``panes.windowing.trigger_kinds`` has one entry per kind).
 
 A trigger says *when* a window emits a pane. Every trigger here is a frozen dataclass holding
 configuration only (ints, Durations, nested triggers, and for ``DeltaTrigger`` one user function
-``fn``); all runtime state lives in the windowing core, keyed by the trigger's position in its tree.
+``fn``); all runtime state lives in the windowing engine, keyed by the trigger's position in its
+tree.
 
 Two families share one interpreter:
 
@@ -21,11 +24,12 @@ The family of a trigger tree is the family of its root.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from panes.errors import PipelineConstructionError
+from panes.evictor import check_delta
+from panes.ir.windowing import AccumulationMode
 from panes.timestamp import Duration
 
 __all__ = [
@@ -36,13 +40,6 @@ __all__ = [
     "ContinuousEventTimeTrigger", "ContinuousProcessingTimeTrigger", "DeltaTrigger",
     "PurgingTrigger", "All", "Any",
 ]
-
-
-class AccumulationMode(enum.Enum):
-    """Whether a pane repeats the elements of earlier panes of its window."""
-
-    DISCARDING = "discarding"
-    ACCUMULATING = "accumulating"
 
 
 class Trigger:
@@ -342,6 +339,9 @@ class DeltaTrigger(FlinkTrigger):
     threshold: float
     fn: Callable[..., float] = field(compare=False)
 
+    def __post_init__(self):
+        check_delta("DeltaTrigger", self.threshold, self.fn)
+
     @classmethod
     def of(cls, threshold: float, fn) -> "DeltaTrigger":
         return cls(threshold, fn)
@@ -385,7 +385,3 @@ class Any(FlinkTrigger):
     def __post_init__(self):
         _triggers(self, at_least=1)
 
-
-def is_flink_family(trigger: Trigger) -> bool:
-    """Whether a trigger tree follows Flink (per-element evaluation, silent purge at clean-up)."""
-    return isinstance(trigger, FlinkTrigger)

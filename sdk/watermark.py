@@ -4,10 +4,12 @@ Convention: a watermark ``w`` promises that no element with a timestamp before `
 come (Beam's). Flink's bounded-out-of-orderness generator emits ``max - delay - 1`` under its own
 "at or before" convention; both say the same thing, so here the watermark is ``max - delay``.
 
-The watermark after each record depends only on the running maximum of the timestamps seen so
-far, an associative scan: a segment of the source (a Spark partition; the whole source on the
-direct runner) is summarized by where its running maximum rises (``running_maxima``), and the
-segments' summaries in order give every change of the watermark (``watermark_changes``).
+``WatermarkStrategy`` is the API; it lowers to ``panes.ir.io.WatermarkStrategy`` (``to_ir``),
+which the functions here read. The watermark after each record depends only on the running
+maximum of the timestamps seen so far, an associative scan: a segment of the source (a Spark
+partition; the whole source on the direct runner) is summarized by where its running maximum
+rises (``running_maxima``), and the segments' summaries in order give every change of the
+watermark (``watermark_changes``).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Optional, Sequence
 
+from panes.ir import io as ir
 from panes.timestamp import MIN_MICROS, Duration
 
 __all__ = [
-    "WatermarkStrategy", "running_maxima", "watermark_changes", "watermark_for_max",
+    "WatermarkStrategy", "to_ir", "running_maxima", "watermark_changes", "watermark_for_max",
     "next_emission_point", "is_idle", "combine_input_watermarks",
 ]
 
@@ -43,6 +46,8 @@ class WatermarkStrategy:
             object.__setattr__(self, "idle_timeout", Duration.of(self.idle_timeout))
         if self.max_out_of_orderness.micros < 0:
             raise ValueError("WatermarkStrategy: max_out_of_orderness must not be negative")
+        if self.idle_timeout is not None and self.idle_timeout.micros < 0:
+            raise ValueError("WatermarkStrategy: idle_timeout must not be negative")
         if isinstance(self.emit_every, bool) or not isinstance(self.emit_every, int) \
                 or self.emit_every < 1:
             raise ValueError(f"WatermarkStrategy: emit_every must be a positive integer, "
@@ -67,14 +72,20 @@ class WatermarkStrategy:
     withIdleness = with_idleness
 
 
-def watermark_for_max(max_timestamp: int, strategy: WatermarkStrategy) -> int:
+def to_ir(strategy: WatermarkStrategy) -> ir.WatermarkStrategy:
+    idle = strategy.idle_timeout
+    return ir.WatermarkStrategy(strategy.max_out_of_orderness.micros,
+                                None if idle is None else idle.micros, strategy.emit_every)
+
+
+def watermark_for_max(max_timestamp: int, strategy: ir.WatermarkStrategy) -> int:
     """The watermark once the largest timestamp seen is ``max_timestamp``."""
     if max_timestamp == MIN_MICROS:
         return MIN_MICROS
-    return max(MIN_MICROS, max_timestamp - strategy.max_out_of_orderness.micros)
+    return max(MIN_MICROS, max_timestamp - strategy.max_out_of_orderness)
 
 
-def next_emission_point(record_index: int, strategy: WatermarkStrategy) -> int:
+def next_emission_point(record_index: int, strategy: ir.WatermarkStrategy) -> int:
     """The first 0-based record index at or after ``record_index`` after which the watermark is
     (re)emitted: every ``emit_every``-th record."""
     return record_index + (strategy.emit_every - 1 - record_index) % strategy.emit_every
@@ -91,7 +102,7 @@ def running_maxima(timestamps: Iterable[int]) -> tuple:
     return count, maxima
 
 
-def watermark_changes(segments: Sequence[tuple], strategy: WatermarkStrategy) -> list[tuple]:
+def watermark_changes(segments: Sequence[tuple], strategy: ir.WatermarkStrategy) -> list[tuple]:
     """``(record index, watermark)`` wherever the watermark changes, from the ``running_maxima``
     of the source's segments in order. The watermark moves at the first emission point at or
     after a rise of the running maximum, to the watermark of the largest maximum by then."""
@@ -124,11 +135,11 @@ def watermark_changes(segments: Sequence[tuple], strategy: WatermarkStrategy) ->
     return changes
 
 
-def is_idle(last_arrival_time: int, now: int, strategy: WatermarkStrategy) -> bool:
+def is_idle(last_arrival_time: int, now: int, strategy: ir.WatermarkStrategy) -> bool:
     """Whether a source whose last record arrived at ``last_arrival_time`` (processing time)
     is idle at ``now``."""
     timeout = strategy.idle_timeout
-    return timeout is not None and now - last_arrival_time >= timeout.micros
+    return timeout is not None and now - last_arrival_time >= timeout
 
 
 def combine_input_watermarks(watermarks: Sequence[int], idle: Sequence[bool]) -> Optional[int]:

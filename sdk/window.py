@@ -1,8 +1,9 @@
 """Windows, window functions, panes and windowed values.
 
-Window functions are immutable data: the IR stores their fields, never a pickle (only a user's
-own ``WindowFn`` subclass is pickled). Their ``assign``/``merge`` methods are pure functions of
-the element's timestamp, so every runner assigns windows identically.
+Window functions are immutable data: each lowers to its IR form (``panes.ir.windowing``), never
+a pickle (only a user's own ``WindowFn`` subclass is pickled). Their ``assign``/``merge``
+methods are pure functions of the element's timestamp, so every runner assigns windows
+identically.
 
 Windows and windowed values are what Beam's are to user code (bounds and timestamps are
 ``Timestamp``s; ``IntervalWindow(2, 25)`` is seconds), and tuples of int microseconds to
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Iterable, NamedTuple, Optional
 
+from panes.ir.windowing import TimestampCombiner
 from panes.timestamp import (
     GLOBAL_WINDOW_END_MICROS,
     MAX_MICROS,
@@ -164,14 +166,6 @@ def _global_window() -> GlobalWindow:
 def window_order(window) -> tuple:
     """The order in which runners emit one key's panes of a step: by end, then start."""
     return window.end_micros, window.start_micros
-
-
-class TimestampCombiner(enum.Enum):
-    """How the output timestamp of a pane is derived from its inputs' timestamps."""
-
-    OUTPUT_AT_EOW = "end_of_window"
-    OUTPUT_AT_EARLIEST = "earliest"
-    OUTPUT_AT_LATEST = "latest"
 
 
 class PaneInfoTiming(enum.Enum):

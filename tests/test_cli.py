@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from panes.cli import main
+from panes.ir import IR_VERSION
 
 PIPELINE = """
 import panes as beam
@@ -66,14 +67,16 @@ def test_ir_prints_nodes_and_windowing_readably(pipeline_file, capsys):
     assert main(["ir", str(pipeline_file)]) == 0
     out = capsys.readouterr().out
     assert "Sum [combine_per_key] <- WindowInto(FixedWindows).main" in out
-    assert "FixedWindows(size=Duration(60), offset=Duration(0)), DefaultTrigger()" in out
+    assert "FixedWindows(60s), DefaultTrigger(), discarding, lateness 0s" in out
 
 
 def test_ir_json_is_the_ir_runners_read(pipeline_file, capsys):
     assert main(["ir", "--json", str(pipeline_file)]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["$type"] == "panes.ir.model.PipelineIR"
-    assert "Sum" in document["fields"]["nodes"]["$dict"]
+    assert document["version"] == IR_VERSION
+    assert document["nodes"]["Sum"]["kind"] == "combine_per_key"
+    assert document["pcollections"]["WindowInto(FixedWindows).main"]["windowing"]["window_fn"] == {
+        "kind": "fixed_windows", "size": 60_000_000, "offset": 0}
 
 
 @pytest.mark.parametrize("runner_name", ["direct", "spark", "SparkRunner"])
@@ -111,8 +114,8 @@ def test_graph_draws_transforms_composites_and_windowing_as_dot(script_file, tmp
 
 def test_graph_labels_an_edge_with_its_collection_windowing(pipeline_file, capsys):
     assert main(["graph", str(pipeline_file)]) == 0
-    assert ('"WindowInto(FixedWindows)" -> "Sum" [label="FixedWindows(size=Duration(60), '
-            'offset=Duration(0))"];') in capsys.readouterr().out
+    assert ('"WindowInto(FixedWindows)" -> "Sum" [label="FixedWindows(60s)"];'
+            in capsys.readouterr().out)
 
 
 @pytest.mark.skipif(shutil.which("dot") is None,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
-from panes.testing.capture import CaptureSink
+from panes.ir.io import CaptureSink
 from panes.timestamp import MAX_MICROS
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing import window_fn_kinds
 from panes.windowing.engine import WindowingEngine
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
@@ -85,7 +86,7 @@ def run_par_do(node, inputs, ctx):
     if node.side_inputs:
         resolver = SideInputResolver(
             node.id, node.side_inputs, [elements_of(ctx.stream(s.pcollection)) for s in node.side_inputs],
-            [ctx.window_fn(s.pcollection) for s in node.side_inputs])
+            [window_fn_kinds.from_ir(ctx.window_fn(s.pcollection)) for s in node.side_inputs])
     if len(node.outputs) == 1:
         stage = lambda: ParDoStage(node.id, payload, resolver)  # noqa: E731
         return {tag: as_pending(inputs[0]).then(stage) for tag in node.outputs}
@@ -123,7 +124,7 @@ def run_combine_per_key(node, inputs, ctx):
 
 
 def _run_grouping(node, inputs, ctx, aggregation):
-    strategy = lift(ctx.ir.pcollections[node.inputs[0]].windowing)
+    strategy = ctx.ir.pcollections[node.inputs[0]].windowing
     source = as_pending(inputs[0])
     end_step = _batch_end(source.stream) if is_batch_exact(strategy) else None
     if end_step is not None:
@@ -195,14 +196,14 @@ def run_flatten(node, inputs, ctx):
 
 
 def run_write(node, inputs, ctx):
-    sink = lift(node.payload["sink"])
+    sink = node.payload["sink"]
     if isinstance(sink, CaptureSink):
         ctx.captures[sink.capture_id] = [(event.step, wv) for event in inputs[0]
                                          if isinstance(event, Bundle) for wv in event.elements]
         return {}
     elements = elements_of(inputs[0])
     try:
-        sink.write_records([wv.value for wv in elements], node.id)
+        lift(sink).write_records([wv.value for wv in elements], node.id)
     except UserCodeError:
         raise
     except Exception as error:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 
-from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.runners.runner import PipelineResult
 from panes.runners.collector import cycle_collection_paused
@@ -24,7 +23,6 @@ class ExecutionContext:
         self.sources = {node.id: read_source(node) for node in ir.nodes.values()
                         if node.kind in SOURCE_KINDS}
         self.clock = ProcessingClock(ir, self.sources)
-        self._window_fns: dict = {}
 
     def stream(self, pcollection_id, fusing: bool = False):
         """The collection's events; still pending for a ``fusing`` consumer that is its only
@@ -35,10 +33,8 @@ class ExecutionContext:
         return stream
 
     def window_fn(self, pcollection_id):
-        if pcollection_id not in self._window_fns:
-            self._window_fns[pcollection_id] = lift(
-                self.ir.pcollections[pcollection_id].windowing.window_fn)
-        return self._window_fns[pcollection_id]
+        """The IR window function of a collection."""
+        return self.ir.pcollections[pcollection_id].windowing.window_fn
 
     @contextlib.contextmanager
     def metrics_for(self, step: str):

@@ -21,10 +21,12 @@ import decimal
 import functools
 
 from panes.errors import RunnerError, UserCodeError
-from panes.transforms.group_by import BuiltinCombine, missing_value_message
+from panes.ir import io
+from panes.ir import windowing as ir
+from panes.ir.codec import lift
+from panes.ir.rows import BuiltinCombine
+from panes.transforms.group_by import missing_value_message
 from panes.transforms.timestamps import TimestampFromField
-from panes.window import FixedWindows, Sessions, SlidingWindows
-from panes.runners.spark.dataframe import DataFrameSource
 from panes.runners.spark.errors import transported
 
 # A source position (FIRST_STEP, partition, index) packed in one long, as Spark's
@@ -63,14 +65,14 @@ def build_query(aggregation, session, exact: bool = False):
                for i, (a, ns) in enumerate(zip(aggregation.aggregations, names))]
     if _by_slices(window_fn):
         return _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results)
-    if type(window_fn) is Sessions:
+    if isinstance(window_fn, ir.Sessions):
         # Beam merges sessions that overlap; Spark also merges sessions that only touch. With
         # sessions 1 µs shorter, touching in Spark is overlapping in Beam; `end` adds it back.
-        window = F.session_window(time, f"{window_fn.gap_size.micros - 1} microseconds")
+        window = F.session_window(time, f"{window_fn.gap_size - 1} microseconds")
         end_shift = 1
     else:
-        period = window_fn.size if type(window_fn) is FixedWindows else window_fn.period
-        window = _window(time, window_fn.size.micros, period.micros, window_fn.offset.micros)
+        period = window_fn.size if isinstance(window_fn, ir.FixedWindows) else window_fn.period
+        window = _window(time, window_fn.size, period, window_fn.offset)
         end_shift = 0
     return (frame.groupBy(*keys, window.alias("window"))
             .agg(*per_row, F.min(POSITION).alias("first"))
@@ -80,8 +82,8 @@ def build_query(aggregation, session, exact: bool = False):
 
 def _by_slices(window_fn) -> bool:
     """Whether ``window_fn`` slides by a period that divides its size into several slices."""
-    return (type(window_fn) is SlidingWindows and window_fn.period.micros < window_fn.size.micros
-            and window_fn.size.micros % window_fn.period.micros == 0)
+    return (isinstance(window_fn, ir.SlidingWindows) and window_fn.period < window_fn.size
+            and window_fn.size % window_fn.period == 0)
 
 
 def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results):
@@ -90,10 +92,10 @@ def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, r
     holding the slice. Spark's ``window()`` would copy every row into each of its windows."""
     from pyspark.sql import functions as F
 
-    size, period = window_fn.size.micros, window_fn.period.micros
+    size, period = window_fn.size, window_fn.period
     key_names = _key_names(keys)
     partial_names = [name for ns in names for name in ns]
-    slices = (frame.groupBy(*keys, _window(time, period, period, window_fn.offset.micros)
+    slices = (frame.groupBy(*keys, _window(time, period, period, window_fn.offset)
                             .alias("slice"))
               .agg(*per_row, F.min(POSITION).alias("first")))
     copies = (slices.select(*key_names, *partial_names, "first",
@@ -126,18 +128,18 @@ def _input(aggregation, session):
     """``(frame, types, nullable)``: the fields the aggregation reads and ``POSITION``; each
     field's Spark type; whether it may hold nulls. None when it cannot be read here."""
     source, fields = aggregation.source, _fields(aggregation)
-    if isinstance(source, DataFrameSource):
+    if isinstance(source, io.DataFrameSource):
         return _dataframe_input(source, fields)
     if source.columns is not None and not set(fields) <= set(source.columns):
         return None
-    return _parquet_input(source, fields, session)
+    return _parquet_input(lift(source), fields, session)
 
 
 def _dataframe_input(source, fields):
     from pyspark.sql import functions as F
 
     try:
-        frame = source.dataframe()
+        frame = lift(source).dataframe
     except RunnerError:
         return None
     schema = {field.name: field for field in frame.schema.fields}

@@ -1,51 +1,16 @@
-"""A Spark DataFrame as a pipeline's input.
-
-A DataFrame is a live object, not data the IR can hold, so the source names it by a handle in
-a process-wide registry. The Spark runner reads it in place, partition by partition; the direct
-runner collects its rows. Rows become dicts, as in ``ReadFromParquet``.
-"""
+"""A Spark DataFrame read in place (``panes.io.dataframe`` holds the source and its registry)."""
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
 from itertools import islice
 
-from panes.errors import PipelineConstructionError, RunnerError
-from panes.io.base import Read, Source
+from panes.io.dataframe import ReadFromDataFrame
 from panes.runners.fusion import CHUNK
 
-_frames: dict = {}
-_handles = itertools.count()
+__all__ = ["ReadFromDataFrame", "dataframe_chunks"]
 
 
-@dataclass(frozen=True)
-class DataFrameSource(Source):
-    handle: str
-
-    def dataframe(self):
-        try:
-            return _frames[self.handle]
-        except KeyError:
-            raise RunnerError(
-                f"DataFrame {self.handle} is not registered in this process: a pipeline that "
-                f"reads a DataFrame runs in the process that built it") from None
-
-    def read_records(self):
-        return (row.asDict(recursive=True) for row in self.dataframe().toLocalIterator())
-
-
-def ReadFromDataFrame(dataframe, label=None) -> Read:
-    """Reads the rows of a Spark DataFrame as dicts, in partition order."""
-    if not hasattr(dataframe, "rdd") or not hasattr(dataframe, "schema"):
-        raise PipelineConstructionError(
-            f"ReadFromDataFrame needs a pyspark.sql.DataFrame, got {type(dataframe).__name__}")
-    handle = f"dataframe-{next(_handles)}"
-    _frames[handle] = dataframe
-    return Read(DataFrameSource(handle), label=label)
-
-
-def dataframe_chunks(plan, source: DataFrameSource, label: str):
+def dataframe_chunks(plan, source, label: str):
     """The rows as dicts, in chunks ``((partition,), offset, rows)``, and that each
     partition's positions rise."""
     def chunks(partition, rows):
@@ -55,4 +20,4 @@ def dataframe_chunks(plan, source: DataFrameSource, label: str):
             yield (partition,), offset, chunk
             offset += len(chunk)
 
-    return source.dataframe().rdd.mapPartitionsWithIndex(chunks).setName(label), True
+    return source.dataframe.rdd.mapPartitionsWithIndex(chunks).setName(label), True

@@ -22,6 +22,8 @@ from panes.io.commit import write_and_publish
 from panes.io.filesystem import CompressionTypes
 from panes.io.files import shard_names
 from panes.io.parquet import ParquetSink, record_batch
+from panes.ir import io as ir
+from panes.ir.codec import lift
 from panes.io.text import TextSink, encoded_lines
 from panes.runners.fusion import CHUNK
 from panes.runners.spark.errors import worker_generator
@@ -33,11 +35,12 @@ _SPARK_TEXT_CODECS = {CompressionTypes.UNCOMPRESSED: "none", CompressionTypes.GZ
                       CompressionTypes.BZIP2: "bzip2", CompressionTypes.ZSTD: "zstd"}
 
 
-def plan_file_write(node, collection, plan, sink) -> None:
+def plan_file_write(node, collection, plan) -> None:
     fs = HadoopFileSystems(plan.sc)
+    form_of, sink = _FORMS[type(node.payload["sink"])], lift(node.payload["sink"])
     label = node.id
     prefix = fs.qualified(sink.file_path_prefix)
-    form = _FORMS[type(sink)](sink, label, plan, collection)
+    form = form_of(sink, label, plan, collection)
 
     def write(temporary):
         rows, shards = _shard_rows(plan, collection, sink, form, label)
@@ -133,7 +136,7 @@ class _ParquetForm:
         return out.getvalue().to_pybytes()
 
 
-_FORMS = {TextSink: _TextForm, ParquetSink: _ParquetForm}
+_FORMS = {ir.TextSink: _TextForm, ir.ParquetSink: _ParquetForm}
 FILE_SINKS = tuple(_FORMS)
 
 

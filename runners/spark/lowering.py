@@ -12,13 +12,15 @@ which each collection is read by the next node only:
                                             combine_per_key and ToRows par_do)
 
 and replaces it by one ``sql_aggregation`` node, whose query groups by the key fields and
-``window``/``session_window``. Everything else — another trigger, window fn or timestamp
-combiner, a source read on the driver or under a watermark strategy, a field type Spark and
-Python might see differently, a consumer of an intermediate collection — is left to the
-ordinary planners. ``plan_sql_aggregation`` runs the query, brings its (small) result to the
-driver through Arrow and builds the collection the ordinary plan would have built: the same
-rows, timestamps (window end - 1 µs), windows, panes (``BATCH_PANE``) and positions
-(from each key's first source position, which the query computes).
+``window``/``session_window``. The node holds what the query computes (``SqlAggregation``,
+plain data); the query itself, a lazy DataFrame, stays beside the IR, with the run's plan.
+Everything else — another trigger, window fn or timestamp combiner, a source read on the
+driver or under a watermark strategy, a field type Spark and Python might see differently,
+a consumer of an intermediate collection — is left to the ordinary planners.
+``plan_sql_aggregation`` runs the query, brings its (small) result to the driver through Arrow
+and builds the collection the ordinary plan would have built: the same rows, timestamps
+(window end - 1 µs), windows, panes (``BATCH_PANE``) and positions (from each key's first
+source position, which the query computes).
 """
 
 from __future__ import annotations
@@ -26,19 +28,17 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from panes.io.parquet import ParquetSource
-from panes.ir.codec import lift
+from panes.ir import io, rows
+from panes.ir import windowing as ir
 from panes.ir.model import Node
 from panes.timestamp import MAX_MICROS
-from panes.transforms.group_by import AggregateFieldsFn, FieldsToRow, KeyByFields
-from panes.transforms.timestamps import TimestampFromField
-from panes.window import (FixedWindows, Sessions, SlidingWindows, TimestampCombiner,
-                          interval_window, windowed_value)
+from panes.transforms.group_by import FieldsToRow
+from panes.window import interval_window, windowed_value
+from panes.windowing import window_fn_kinds
 from panes.windowing.batch import BATCH_PANE, is_batch_exact
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
-from panes.runners.spark.dataframe import DataFrameSource
 from panes.runners.spark.positions import key_prefix
 from panes.runners.spark.sources import reads_natively
 
@@ -49,7 +49,7 @@ SQL_AGGREGATION = "sql_aggregation"
 class SqlAggregation:
     """A recognised chain: what its query computes, and the labels its errors name."""
 
-    source: object
+    source: object  # the IR source: a ParquetSource or DataFrameSource
     timestamp_field: str
     strategy: object
     key_fields: tuple
@@ -63,54 +63,55 @@ class SqlAggregation:
 # -- the phase: recognising chains in the IR ------------------------------------------------------
 
 
-def lower_aggregations(ir, session):
-    """``ir`` with each lowerable chain replaced by one ``sql_aggregation`` node, at the place
-    (and with the id and outputs) of the chain's last node. Its payload holds the
-    ``SqlAggregation`` and the query, a lazy DataFrame on ``session``."""
-    lowered = {}
-    for node in ir.nodes.values():
-        aggregation = match_aggregation(ir, node)
+def lower_aggregations(pipeline, session) -> tuple:
+    """``(pipeline, queries)``: ``pipeline`` with each lowerable chain replaced by one
+    ``sql_aggregation`` node, at the place (and with the id and outputs) of the chain's last
+    node, its payload the ``SqlAggregation``; and each such node's query on ``session``."""
+    lowered, queries = {}, {}
+    for node in pipeline.nodes.values():
+        aggregation = match_aggregation(pipeline, node)
         query = aggregation and build_query(aggregation, session)
         if query is not None:
-            lowered[node.id] = {"aggregation": aggregation, "query": query}
+            lowered[node.id], queries[node.id] = aggregation, query
     if not lowered:
-        return ir
-    replaced = {node_id for payload in lowered.values()
-                for node_id in payload["aggregation"].replaced}
+        return pipeline, queries
+    replaced = {node_id for aggregation in lowered.values() for node_id in aggregation.replaced}
     nodes = {}
-    for node in ir.nodes.values():
+    for node in pipeline.nodes.values():
         if node.id in lowered:
-            nodes[node.id] = Node(node.id, SQL_AGGREGATION, (), node.outputs, (), lowered[node.id])
+            nodes[node.id] = Node(node.id, SQL_AGGREGATION, (), node.outputs, (),
+                                  {"aggregation": lowered[node.id]})
         elif node.id not in replaced:
             nodes[node.id] = node
-    return dataclasses.replace(ir, nodes=nodes)
+    return dataclasses.replace(pipeline, nodes=nodes), queries
 
 
-def match_aggregation(ir, to_rows) -> SqlAggregation | None:
+def match_aggregation(pipeline, to_rows) -> SqlAggregation | None:
     """The chain ending in ``to_rows``, when it is a lowerable one (read off node kinds and
-    structured payloads only; ``build_query`` then checks the input's schema)."""
-    if not _runs(to_rows, FieldsToRow):
+    IR payloads only; ``build_query`` then checks the input's schema)."""
+    if not _runs(to_rows, rows.FieldsToRow):
         return None
-    combine = _sole_producer(ir, to_rows, "combine_per_key")
-    keying = combine and _sole_producer(ir, combine, "par_do")
-    windowing = keying and _sole_producer(ir, keying, "assign_windows")
-    timestamping = windowing and _sole_producer(ir, windowing, "par_do")
-    read = timestamping and _sole_producer(ir, timestamping, "read")
-    if read is None or not (_runs(keying, KeyByFields) and _runs(timestamping, TimestampFromField)):
+    combine = _sole_producer(pipeline, to_rows, "combine_per_key")
+    keying = combine and _sole_producer(pipeline, combine, "par_do")
+    windowing = keying and _sole_producer(pipeline, keying, "assign_windows")
+    timestamping = windowing and _sole_producer(pipeline, windowing, "par_do")
+    read = timestamping and _sole_producer(pipeline, timestamping, "read")
+    if read is None or not (_runs(keying, rows.KeyByFields)
+                            and _runs(timestamping, rows.TimestampFromField)):
         return None
     combine_fn = combine.payload["combine_fn"]
-    if not isinstance(combine_fn, AggregateFieldsFn) or combine.payload.get("late_output"):
+    if not isinstance(combine_fn, rows.AggregateFields) or combine.payload.get("late_output"):
         return None
     aggregations, keys = combine_fn.aggregations, to_rows.payload["fn"].key_fields
-    if (keying.payload["fn"] != KeyByFields(keys, tuple(a.field for a in aggregations))
+    if (keying.payload["fn"] != rows.KeyByFields(keys, tuple(a.field for a in aggregations))
             or to_rows.payload["fn"].output_names != tuple(a.output_name for a in aggregations)):
         return None
-    payload = lift(read.payload)
+    payload = read.payload
     if (not reads_natively(read) or payload["watermark"] is not None
             or payload["timestamp_fn"] is not None
-            or type(payload["source"]) not in (ParquetSource, DataFrameSource)):
+            or type(payload["source"]) not in (io.ParquetSource, io.DataFrameSource)):
         return None
-    strategy = lift(ir.pcollections[windowing.outputs["main"]].windowing)
+    strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
     if not _lowerable_windowing(strategy):
         return None
     return SqlAggregation(payload["source"], timestamping.payload["fn"].field, strategy, keys,
@@ -119,44 +120,45 @@ def match_aggregation(ir, to_rows) -> SqlAggregation | None:
                            to_rows.id))
 
 
-def _runs(node, fn_type) -> bool:
-    """Whether ``node`` is a plain single-output par_do of a ``fn_type`` function."""
+def _runs(node, row_fn) -> bool:
+    """Whether ``node`` is a plain single-output par_do of an IR ``row_fn``."""
     payload = node.payload
-    return (node.kind == "par_do" and type(payload["fn"]) is fn_type and len(node.outputs) == 1
+    return (node.kind == "par_do" and type(payload["fn"]) is row_fn and len(node.outputs) == 1
             and not node.side_inputs and not payload["args"] and not payload["kwargs"])
 
 
-def _sole_producer(ir, node, kind):
+def _sole_producer(pipeline, node, kind):
     """The node of ``kind`` producing ``node``'s input, when ``node`` is all that reads it."""
     (pcollection,) = node.inputs
-    producer = ir.nodes[ir.pcollections[pcollection].producer]
+    producer = pipeline.nodes[pipeline.pcollections[pcollection].producer]
     if producer.kind != kind or len(producer.outputs) != 1:
         return None
-    if [consumer.id for consumer in ir.consumers(pcollection)] != [node.id]:
+    if [consumer.id for consumer in pipeline.consumers(pcollection)] != [node.id]:
         return None
     return producer
 
 
 def _lowerable_windowing(strategy) -> bool:
     window_fn = strategy.window_fn
-    if not is_batch_exact(strategy) or strategy.timestamp_combiner != TimestampCombiner.OUTPUT_AT_EOW:
+    if (not is_batch_exact(strategy)
+            or strategy.timestamp_combiner != ir.TimestampCombiner.OUTPUT_AT_EOW):
         return False
-    if type(window_fn) is FixedWindows:
+    if isinstance(window_fn, ir.FixedWindows):
         return True
-    if type(window_fn) is SlidingWindows:  # Spark's window() needs the slide within the size
-        return window_fn.period.micros <= window_fn.size.micros
+    if isinstance(window_fn, ir.SlidingWindows):  # Spark's window() needs the slide within the size
+        return window_fn.period <= window_fn.size
     # Sessions run as session_window with a gap 1 µs shorter (see build_query).
-    return type(window_fn) is Sessions and window_fn.gap_size.micros > 1
+    return isinstance(window_fn, ir.Sessions) and window_fn.gap_size > 1
 
 
-# -- planning the node ------------------------------------------------------------------------------
+# -- planning the node -----------------------------------------------------------------------------
 
 
 def plan_sql_aggregation(node, inputs, plan) -> dict:
     """Runs the query and returns the collection the replaced chain would have produced. The
     result is small (a row per key and window): it comes to the driver through Arrow, and the
     collection holds it there, in position order."""
-    aggregation, query = node.payload["aggregation"], node.payload["query"]
+    aggregation, query = node.payload["aggregation"], plan.queries[node.id]
     table = plan.action(node.id, query.toArrow)
     if overflowed(table):
         exact = build_query(aggregation, query.sparkSession, exact=True)
@@ -188,7 +190,8 @@ def output_records(aggregation: SqlAggregation, table) -> list:
     to_row = FieldsToRow(aggregation.key_fields,
                          tuple(a.output_name for a in aggregation.aggregations)).fn
     # Fixed and sliding windows repeat across keys: one windows tuple and pane per window.
-    shared = {} if not aggregation.strategy.window_fn.is_merging() else None
+    merging = window_fn_kinds.from_ir(aggregation.strategy.window_fn).is_merging()
+    shared = {} if not merging else None
     records, box = [], windowed_value
     for first, run, end_of_run in sorted(runs):
         source_position = (FIRST_STEP, first >> INDEX_BITS, first & ((1 << INDEX_BITS) - 1))

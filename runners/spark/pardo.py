@@ -6,6 +6,7 @@ split by tag."""
 from __future__ import annotations
 
 from panes.ir.codec import lift
+from panes.windowing import window_fn_kinds
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
@@ -24,7 +25,7 @@ def plan_par_do(node, inputs, plan) -> dict:
     label, specs = node.id, node.side_inputs
     side_values = (plan.broadcast([side_input_values(plan, spec, label) for spec in specs])
                    if specs else None)
-    side_window_fns = [plan.window_fn(s.pcollection) for s in specs]
+    side_window_fns = [window_fn_kinds.from_ir(plan.window_fn(s.pcollection)) for s in specs]
 
     def resolver():
         return (SideInputResolver(label, specs, side_values.value, side_window_fns)

@@ -13,7 +13,7 @@ from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
 from panes.options.pipeline_options import PipelineOptions
 from panes.runners.runner import PipelineResult
-from panes.testing.capture import CaptureSink
+from panes.ir.io import CaptureSink
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock
@@ -34,8 +34,9 @@ from panes.runners.spark.session import get_session
 class Plan:
     """One run's state on the driver: the IR, Spark context, collections, clock and metrics."""
 
-    def __init__(self, ir, session, partitions, shuffle_seed):
+    def __init__(self, ir, session, partitions, shuffle_seed, queries=None):
         self.ir, self.session, self.sc = ir, session, session.sparkContext
+        self.queries = queries or {}  # sql_aggregation node id -> its lazy DataFrame
         self.partitions = partitions or self.sc.defaultParallelism
         self.shuffle_seed = shuffle_seed
         self.collections: dict = {}
@@ -50,7 +51,8 @@ class Plan:
         self._broadcasts: list = []
 
     def strategy(self, pcollection_id):
-        return lift(self.ir.pcollections[pcollection_id].windowing)
+        """The IR windowing strategy of a collection."""
+        return self.ir.pcollections[pcollection_id].windowing
 
     def window_fn(self, pcollection_id):
         return self.strategy(pcollection_id).window_fn
@@ -96,16 +98,16 @@ def plan_flatten(node, inputs, plan):
 def plan_write(node, inputs, plan):
     """Files are written by the executors; a capture (``materialize``, ``assert_that``: test
     tools) and any other sink take the collection on the driver."""
-    sink = lift(node.payload["sink"])
+    sink = node.payload["sink"]
     if type(sink) in FILE_SINKS:
-        plan_file_write(node, inputs[0], plan, sink)
+        plan_file_write(node, inputs[0], plan)
         return {}
     records = plan.collect_sorted(inputs[0], node.id)
     if isinstance(sink, CaptureSink):
         plan.captures[sink.capture_id] = [(position[0], wv) for position, wv in records]
         return {}
     try:
-        sink.write_records([wv.value for _, wv in records], node.id)
+        lift(sink).write_records([wv.value for _, wv in records], node.id)
     except UserCodeError:
         raise
     except Exception as error:
@@ -132,9 +134,9 @@ class SparkRunner:
     def run_pipeline(self, ir, options=None) -> PipelineResult:
         options = options if options is not None else PipelineOptions([])
         session = get_session(options)
-        ir = lower_aggregations(ir, session)
+        ir, queries = lower_aggregations(ir, session)
         plan = Plan(ir, session, self.partitions or options.spark_partitions,
-                    self.shuffle_seed)
+                    self.shuffle_seed, queries)
         uses = _uses(ir)
         # The driver unpickles and holds collected results: many small objects, which the
         # cycle collector would rescan again and again.

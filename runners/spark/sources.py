@@ -11,8 +11,7 @@ from itertools import repeat
 from pyspark.errors import AnalysisException
 
 from panes.errors import UserCodeError
-from panes.io.parquet import ParquetSource
-from panes.io.text import TextSource
+from panes.ir import io as ir
 from panes.ir.codec import lift
 from panes.timestamp import MAX_MICROS, MIN_MICROS
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
@@ -22,15 +21,16 @@ from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
 from panes.runners.fusion import Chunk
 from panes.runners.spark.collection import Collection, Pending, from_stream
-from panes.runners.spark.dataframe import DataFrameSource, dataframe_chunks
+from panes.runners.spark.dataframe import dataframe_chunks
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.file_reads import parquet_chunks, text_chunks
 
 
-# Source type -> function(plan, source, label) giving an RDD of the source's records in chunks
-# (``panes.runners.spark.file_reads``) and whether each partition's positions rise.
-NATIVE_READERS = {DataFrameSource: dataframe_chunks, TextSource: text_chunks,
-                  ParquetSource: parquet_chunks}
+# IR source kind -> function(plan, source (the API object), label) giving an RDD of the
+# source's records in chunks (``panes.runners.spark.file_reads``) and whether each partition's
+# positions rise.
+NATIVE_READERS = {ir.DataFrameSource: dataframe_chunks, ir.TextSource: text_chunks,
+                  ir.ParquetSource: parquet_chunks}
 
 
 def reads_natively(node) -> bool:
@@ -39,10 +39,9 @@ def reads_natively(node) -> bool:
     idleness)."""
     if node.kind != "read":
         return False
-    payload = lift(node.payload)
+    payload = node.payload
     strategy = payload["watermark"]
-    source = payload["source"]
-    return (type(source) in NATIVE_READERS and payload["arrival_fn"] is None
+    return (type(payload["source"]) in NATIVE_READERS and payload["arrival_fn"] is None
             and (strategy is None or strategy.idle_timeout is None))
 
 
@@ -65,7 +64,7 @@ def _native(node, plan) -> Collection:
     payload = lift(node.payload)
     source, label, timestamp_fn = payload["source"], node.id, payload["timestamp_fn"]
     try:
-        chunks, ordered = NATIVE_READERS[type(source)](plan, source, label)
+        chunks, ordered = NATIVE_READERS[type(node.payload["source"])](plan, source, label)
     except AnalysisException as error:  # Spark cannot plan the read: a missing column, say
         raise UserCodeError(label, None, error) from None
     if payload["watermark"] is None:

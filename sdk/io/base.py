@@ -1,8 +1,8 @@
 """Read and Write: the primitives behind every source and sink.
 
-A source or sink is a frozen dataclass (structured data in the IR). ``read_records`` and
-``write_records`` are the in-process implementations the direct runner uses; the Spark runner
-may plan well-known formats natively.
+A source or sink is a frozen dataclass that the compiler lowers to IR data of its own
+(``panes.io.kinds``; a user's own subclass is pickled). ``read_records`` and ``write_records`` are the in-process
+implementations the direct runner uses; the Spark runner plans well-known formats natively.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from panes.errors import PipelineConstructionError
 from panes.pvalue import PBegin, PDone
 from panes.transforms.ptransform import PrimitiveTransform, SourceTransform, require_pcollection
-from panes.windowing.strategy import WindowingStrategy
+from panes.transforms.core import Windowing
 
 
 class Source:
@@ -58,10 +58,10 @@ class Read(SourceTransform):
         if not isinstance(pbegin, PBegin):
             raise PipelineConstructionError(
                 f"{self.default_label()} starts a pipeline: apply it as p | Read(...)")
-        return pbegin.pipeline.new_output(windowing=WindowingStrategy())
+        return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):
-        return {"source": self.source, **self.source_timing()}
+        return {"source": self.source, **self.source_timing()}  # the compiler lowers it
 
 
 class Write(PrimitiveTransform):
@@ -83,4 +83,4 @@ class Write(PrimitiveTransform):
         return PDone(pcoll.pipeline)
 
     def ir_payload(self):
-        return {"sink": self.sink}
+        return {"sink": self.sink}  # the compiler lowers it

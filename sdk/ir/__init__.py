@@ -1,5 +1,5 @@
-"""The pipeline IR: model, JSON codec, compiler and validator."""
+"""The pipeline IR: its vocabulary (model, windowing, triggers, io, rows), JSON codec, compiler
+and validator."""
 
-from panes.ir.codec import from_json, to_json
-from panes.ir.model import IR_VERSION, Node, PCollectionSpec, PipelineIR
+from panes.ir.model import IR_VERSION, Node, PCollectionSpec, PipelineIR, from_json, to_json
 from panes.ir.validate import validate

@@ -1,215 +1,346 @@
-"""JSON form of the IR: structured data as tagged objects, user code and data as pickles."""
+"""JSON form of the IR, read and checked against the IR's own annotations.
+
+Encoding follows each field's annotation: IR dataclasses become objects of their fields (a
+family member adds its ``kind``), tuples become lists, enums their value, pickles
+``{"$pickle": "<base64>"}``; a ``Value`` field tags tuples and dicts (``$tuple``, ``$dict``).
+Decoding checks every field against its annotation — type, range, no unknown or missing
+field, known kinds — and an error names the node or collection and the field's path.
+"""
 
 from __future__ import annotations
 
-import base64
-import collections
 import dataclasses
 import enum
-import importlib
-import io
 import json
-import pickle
 import types
-
-import cloudpickle
+import typing
+from functools import cache
 
 from panes.errors import ValidationError
-
-# Modules whose dataclasses and enums are stored as structure, never pickled.
-STRUCTURED_MODULES = (
-    "panes.ir.model", "panes.utils.timestamp", "panes.window", "panes.trigger", "panes.evictor",
-    "panes.watermark", "panes.windowing.strategy", "panes.io.text", "panes.io.parquet",
-    "panes.io.base", "panes.testing.capture", "panes.testing.test_stream",
-    "panes.transforms.group_by", "panes.transforms.timestamps",
-)
+from panes.ir.data import INT64_MAX, INT64_MIN, AtLeast, Below, Family, NonEmpty, Pickled, Value
+from panes.ir.io import Sink, Source
+from panes.ir.rows import RowFn
 
 
-def _code_reduce(code):
-    """cloudpickle's reduction of a code object, with its file name kept (cloudpickle writes
-    ``<dynamic-code>``), so that a user function's error names the user's file."""
-    constructor, args = cloudpickle.cloudpickle._code_reduce(code)
-    return constructor, tuple(code.co_filename if arg == "<dynamic-code>" else arg
-                              for arg in args)
+class _Invalid(Exception):
+    """A value that does not fit its annotation, at ``path`` inside the value being read."""
+
+    def __init__(self, path: tuple, problem: str):
+        super().__init__(problem)
+        self.path, self.problem = path, problem
+
+    def error(self, where: str) -> ValidationError:
+        at = _path_text(self.path)
+        return ValidationError(f"{where}{', field ' + at if at else ''}: {self.problem}")
 
 
-class _Pickler(cloudpickle.Pickler):
-    dispatch_table = collections.ChainMap({types.CodeType: _code_reduce},
-                                          cloudpickle.Pickler.dispatch_table)
+def _path_text(path: tuple) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
 
 
-def _dumps(obj) -> bytes:
-    buffer = io.BytesIO()
-    _Pickler(buffer, protocol=pickle.DEFAULT_PROTOCOL).dump(obj)
-    return buffer.getvalue()
+# -- annotations ----------------------------------------------------------------------------------
 
 
-class Pickled:
-    """User code or data carried opaquely: cloudpickled once, compared by its bytes."""
+@cache
+def field_hints(cls) -> dict:
+    """``{field name: annotation}`` of an IR dataclass, constraints included."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
 
-    __slots__ = ("data",)
 
-    def __init__(self, data: str):
-        self.data = data
+def _unwrap(hint) -> tuple:
+    """``(base annotation, constraints)``."""
+    if typing.get_origin(hint) is typing.Annotated:
+        base, *constraints = typing.get_args(hint)
+        return base, tuple(constraints)
+    return hint, ()
 
-    @classmethod
-    def of(cls, obj) -> "Pickled":
+
+def _optional(hint):
+    """The annotation inside ``Optional[...]``, or None when ``hint`` is not optional."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = typing.get_args(hint)
+        if type(None) in args:
+            rest = [arg for arg in args if arg is not type(None)]
+            return rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]
+    return None
+
+
+def _is_family(hint) -> bool:
+    return isinstance(hint, type) and issubclass(hint, Family) and "FAMILY" in hint.__dict__
+
+
+# -- encoding -------------------------------------------------------------------------------------
+
+
+def encode(value, hint):
+    """JSON-ready data for ``value`` as its annotation ``hint`` describes it. A value that
+    does not fit is written as it is, for ``decode`` to refuse with its path."""
+    base, _ = _unwrap(hint)
+    inner = _optional(base)
+    if value is None:
+        return None
+    if inner is not None:
+        return encode(value, inner)
+    if base is Value:
+        return encode_value(value)
+    if isinstance(value, Pickled):
+        return {"$pickle": value.data}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data = {"kind": value.KIND} if isinstance(value, Family) else {}
+        hints = field_hints(type(value))
+        for name, field_hint in hints.items():
+            data[name] = encode(getattr(value, name), field_hint)
+        return data
+    origin, args = typing.get_origin(base), typing.get_args(base)
+    if origin is tuple and isinstance(value, (tuple, list)):
+        return [encode(item, args[0]) for item in value]
+    if origin is dict and isinstance(value, dict):
+        return {key: encode(item, args[1]) for key, item in value.items()}
+    return value
+
+
+def encode_value(value):
+    """A ``Value`` field's data: JSON values as they are, tuples and dicts tagged."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Pickled):
+        return {"$pickle": value.data}
+    if isinstance(value, tuple):
+        return {"$tuple": [encode_value(item) for item in value]}
+    if isinstance(value, list):
+        return [encode_value(item) for item in value]
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {"$dict": {key: encode_value(item) for key, item in value.items()}}
+    raise ValidationError(f"cannot store {value!r} in the IR: wrap user values with Pickled.of")
+
+
+# -- decoding -------------------------------------------------------------------------------------
+
+
+def decode(data, hint, path: tuple = ()):
+    """The value of annotation ``hint`` that ``data`` (JSON) holds; raises ``_Invalid``."""
+    base, constraints = _unwrap(hint)
+    inner = _optional(base)
+    if inner is not None:
+        return None if data is None else decode(data, inner, path)
+    value = _decode_base(data, base, path)
+    for constraint in constraints:
+        _check(constraint, value, path)
+    return value
+
+
+def _decode_base(data, base, path):
+    if base is Value:
+        return _decode_value(data, path)
+    if base is Pickled:
+        if isinstance(data, dict) and set(data) == {"$pickle"} and isinstance(data["$pickle"], str):
+            return Pickled(data["$pickle"])
+        raise _Invalid(path, f"expected pickled user code ({{'$pickle': ...}}), got {_shown(data)}")
+    if base is bool:
+        if isinstance(data, bool):
+            return data
+        raise _Invalid(path, f"expected true or false, got {_shown(data)}")
+    if base is int:
+        if isinstance(data, int) and not isinstance(data, bool):
+            if not INT64_MIN <= data <= INT64_MAX:
+                raise _Invalid(path, f"{data} is outside the int64 range")
+            return data
+        raise _Invalid(path, f"expected an integer, got {_shown(data)}")
+    if base is float:
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            return float(data)
+        raise _Invalid(path, f"expected a number, got {_shown(data)}")
+    if base is str:
+        if isinstance(data, str):
+            return data
+        raise _Invalid(path, f"expected a string, got {_shown(data)}")
+    if isinstance(base, type) and issubclass(base, enum.Enum):
         try:
-            payload = _dumps(obj)
-        except Exception as error:  # cloudpickle raises many types
-            raise ValidationError(
-                f"cannot serialize {obj!r} ({type(error).__name__}: {error}); user functions and "
-                f"their captured variables must be picklable: create locks, connections and "
-                f"clients in DoFn.setup() instead of capturing them") from error
-        return cls(base64.b64encode(payload).decode("ascii"))
-
-    def load(self):
-        return cloudpickle.loads(base64.b64decode(self.data))
-
-    def __eq__(self, other):
-        return isinstance(other, Pickled) and other.data == self.data
-
-    def __hash__(self):
-        return hash(self.data)
-
-    def __repr__(self) -> str:
-        return f"<pickled {len(self.data)} chars>"
-
-
-def _structured_types() -> dict:
-    types = {}
-    for module_name in STRUCTURED_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        for value in vars(module).values():
-            if isinstance(value, type) and value.__module__ == module_name and (
-                    dataclasses.is_dataclass(value) or issubclass(value, enum.Enum)):
-                types[f"{module_name}.{value.__qualname__}"] = value
-    return types
+            return base(data)
+        except (ValueError, TypeError):
+            known = ", ".join(repr(member.value) for member in base)
+            raise _Invalid(path, f"expected one of {known}, got {_shown(data)}") from None
+    if _is_family(base):
+        return _decode_member(data, base, path)
+    if dataclasses.is_dataclass(base):
+        return decode_fields(data, base, path)
+    origin, args = typing.get_origin(base), typing.get_args(base)
+    if origin is typing.Literal:
+        if data in args and type(data) is type(args[0]):
+            return data
+        raise _Invalid(path, f"expected one of {', '.join(map(repr, args))}, got {_shown(data)}")
+    if origin is tuple:
+        if not isinstance(data, list):
+            raise _Invalid(path, f"expected a list, got {_shown(data)}")
+        return tuple(decode(item, args[0], (*path, index)) for index, item in enumerate(data))
+    if origin is dict:
+        if not isinstance(data, dict):
+            raise _Invalid(path, f"expected an object, got {_shown(data)}")
+        return {key: decode(item, args[1], (*path, key)) for key, item in data.items()}
+    if origin in (typing.Union, types.UnionType):
+        return _decode_union(data, args, path)
+    raise TypeError(f"the IR annotation {base!r} has no JSON form")
 
 
-def is_structured(obj) -> bool:
-    cls = type(obj)
-    return f"{cls.__module__}.{cls.__qualname__}" in _registry()
+def _decode_union(data, options, path):
+    """``Pickled | SomeFamily``: told apart by their JSON shape."""
+    pickled = isinstance(data, dict) and "$pickle" in data
+    for option in options:
+        if (option is Pickled) == pickled:
+            return decode(data, option, path)
+    names = " or ".join(_name(option) for option in options)
+    raise _Invalid(path, f"expected {names}, got {_shown(data)}")
 
 
-_REGISTRY: dict | None = None
+def _decode_member(data, family, path):
+    if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
+        raise _Invalid(path, f"expected a {family.FAMILY} (an object with a 'kind'), "
+                             f"got {_shown(data)}")
+    cls = family.members.get(data["kind"])
+    if cls is None:
+        known = ", ".join(sorted(family.members))
+        raise _Invalid(path, f"unknown {family.FAMILY} kind {data['kind']!r}; this panes knows "
+                             f"{known}")
+    return decode_fields({k: v for k, v in data.items() if k != "kind"}, cls, path)
 
 
-def _registry() -> dict:
-    global _REGISTRY
-    if _REGISTRY is None:
-        _REGISTRY = _structured_types()
-    return _REGISTRY
+def decode_fields(data, cls, path: tuple = ()):
+    """An IR dataclass ``cls`` from a JSON object: every field checked, none unknown, missing
+    ones only where a default exists."""
+    return cls(**_fields(data, field_hints(cls), cls.__name__, _defaults(cls), path))
 
 
-def encode(obj):
-    """Turns IR values into JSON-ready data."""
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        return obj
-    if isinstance(obj, Pickled):
-        return {"$pickle": obj.data}
-    if isinstance(obj, tuple):
-        return {"$tuple": [encode(v) for v in obj]}
-    if isinstance(obj, list):
-        return [encode(v) for v in obj]
-    if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
-        return {"$dict": {k: encode(v) for k, v in obj.items()}}
-    name = f"{type(obj).__module__}.{type(obj).__qualname__}"
-    if name in _registry():
-        if isinstance(obj, enum.Enum):
-            return {"$enum": name, "value": obj.value}
-        return {"$type": name,
-                "fields": {f.name: encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}}
-    raise ValidationError(f"cannot store {obj!r} in the IR: wrap user values with Pickled.of")
+def _fields(data, hints: dict, name: str, defaults: dict, path: tuple) -> dict:
+    if not isinstance(data, dict):
+        raise _Invalid(path, f"expected a {name} object, got {_shown(data)}")
+    unknown = [key for key in data if key not in hints]
+    if unknown:
+        raise _Invalid((*path, unknown[0]), f"unknown field {unknown[0]!r}; {name} has "
+                                            f"{', '.join(hints) or 'no fields'}")
+    values = {}
+    for field, hint in hints.items():
+        if field in data:
+            values[field] = decode(data[field], hint, (*path, field))
+        elif field in defaults:
+            values[field] = defaults[field]
+        elif _optional(_unwrap(hint)[0]) is not None:
+            values[field] = None
+        else:
+            raise _Invalid((*path, field), f"missing field {field!r} of {name}")
+    _check_siblings(values, hints, path)
+    return values
 
 
-def decode(data):
+def _defaults(cls) -> dict:
+    defaults = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            defaults[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            defaults[f.name] = f.default_factory()
+    return defaults
+
+
+def _check(constraint, value, path) -> None:
+    if isinstance(constraint, AtLeast) and value < constraint.low:
+        raise _Invalid(path, f"must be at least {constraint.low}, got {value}")
+    if isinstance(constraint, NonEmpty) and not value:
+        raise _Invalid(path, "must not be empty")
+
+
+def _check_siblings(values: dict, hints: dict, path) -> None:
+    for name, hint in hints.items():
+        for constraint in _unwrap(hint)[1]:
+            if isinstance(constraint, Below) and values[name] >= values[constraint.field]:
+                raise _Invalid((*path, name), f"must be less than {constraint.field} "
+                                              f"({values[constraint.field]}), got {values[name]}")
+
+
+def _decode_value(data, path):
     if isinstance(data, list):
-        return [decode(v) for v in data]
+        return [_decode_value(item, (*path, index)) for index, item in enumerate(data)]
     if not isinstance(data, dict):
         return data
-    if "$pickle" in data:
-        return Pickled(data["$pickle"])
-    if "$tuple" in data:
-        return tuple(decode(v) for v in data["$tuple"])
-    if "$dict" in data:
-        return {k: decode(v) for k, v in data["$dict"].items()}
-    if "$enum" in data:
-        return _lookup(data["$enum"])(data["value"])
-    if "$type" in data:
-        cls = _lookup(data["$type"])
-        obj = cls.__new__(cls)
-        for name, value in data["fields"].items():
-            object.__setattr__(obj, name, decode(value))
-        return obj
-    raise ValidationError(f"unreadable IR value {data!r}")
+    if len(data) == 1:
+        tag, content = next(iter(data.items()))
+        if tag == "$pickle" and isinstance(content, str):
+            return Pickled(content)
+        if tag == "$tuple" and isinstance(content, list):
+            return tuple(_decode_value(item, (*path, index)) for index, item in enumerate(content))
+        if tag == "$dict" and isinstance(content, dict):
+            return {key: _decode_value(item, (*path, key)) for key, item in content.items()}
+    raise _Invalid(path, f"expected a plain value ($pickle, $tuple or $dict), got {_shown(data)}")
 
 
-def _lookup(name: str):
+def _name(hint) -> str:
+    if _is_family(hint):
+        return f"a {hint.FAMILY}"
+    return getattr(hint, "__name__", repr(hint))
+
+
+def _shown(data) -> str:
+    if isinstance(data, str):
+        return f"the string {data!r}"
+    text = json.dumps(data) if not isinstance(data, float) else repr(data)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- pipelines ------------------------------------------------------------------------------------
+
+
+def read(data, hint, where: str):
+    """``decode`` for one part of a pipeline, its errors naming ``where``."""
     try:
-        return _registry()[name]
-    except KeyError:
-        raise ValidationError(
-            f"the IR names an unknown type {name!r}; it was written by another panes version "
-            f"or with a custom type that must be pickled") from None
+        return decode(data, hint)
+    except _Invalid as invalid:
+        raise invalid.error(where) from None
 
 
-def to_json(ir, indent: int | None = 1) -> str:
-    return json.dumps(encode(ir), indent=indent)
+def read_fields(data, hints: dict, name: str, where: str, path: tuple = ()) -> dict:
+    """A JSON object of the fields ``hints`` describes (a node's payload), checked as a
+    dataclass's are, its errors naming ``where``."""
+    try:
+        return _fields(data, hints, name, {}, path)
+    except _Invalid as invalid:
+        raise invalid.error(where) from None
 
 
-def from_json(text: str):
-    from panes.ir.model import IR_VERSION, PipelineIR
-
-    data = json.loads(text)
-    version = data.get("fields", {}).get("version") if isinstance(data, dict) else None
-    if version != IR_VERSION:
-        raise ValidationError(
-            f"IR version {version!r} is not supported by this panes (version {IR_VERSION}); "
-            f"recompile the pipeline with this version")
-    ir = decode(data)
-    if not isinstance(ir, PipelineIR):
-        raise ValidationError("the JSON does not hold a panes pipeline IR")
-    return ir
-
-
-def lower(obj):
-    """Makes a value IR-ready: structured data stays structure (recursively), plain JSON
-    values stay as they are, anything else (functions, user objects) becomes ``Pickled``."""
+def lower_value(obj):
+    """A user value made fit for a ``Value`` field: JSON values, tuples and string-keyed dicts
+    of them stay as they are, anything else (functions, user objects) is pickled."""
     if obj is None or isinstance(obj, (bool, int, float, str, Pickled)):
         return obj
     if isinstance(obj, tuple):
-        return tuple(lower(v) for v in obj)
+        return tuple(lower_value(v) for v in obj)
     if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
-        return {k: lower(v) for k, v in obj.items()}
-    if is_structured(obj):
-        if isinstance(obj, enum.Enum):
-            return obj
-        return _rebuild(obj, lower)
+        return {k: lower_value(v) for k, v in obj.items()}
     return Pickled.of(obj)
 
 
 def lift(obj):
-    """Inverse of ``lower``: what a runner executes, with pickles loaded."""
+    """A payload as a runner executes it: pickles loaded, row functions made functions and
+    sources and sinks the API objects that read and write (in tuples, lists and dicts too);
+    other IR data stays as it is."""
     if isinstance(obj, Pickled):
         return obj.load()
+    if isinstance(obj, RowFn):
+        from panes.transforms import row_fns
+
+        return row_fns.from_ir(obj)
+    if isinstance(obj, (Source, Sink)):
+        from panes.io import kinds
+
+        return kinds.from_ir(obj)
     if isinstance(obj, tuple):
         return tuple(lift(v) for v in obj)
     if isinstance(obj, list):
         return [lift(v) for v in obj]
     if isinstance(obj, dict):
         return {k: lift(v) for k, v in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type) and is_structured(obj):
-        return _rebuild(obj, lift)
     return obj
-
-
-def _rebuild(obj, convert):
-    cls = type(obj)
-    rebuilt = cls.__new__(cls)
-    for f in dataclasses.fields(obj):
-        object.__setattr__(rebuilt, f.name, convert(getattr(obj, f.name)))
-    return rebuilt

@@ -1,13 +1,22 @@
-"""Compiles a constructed Pipeline into its IR."""
+"""Compiles a constructed Pipeline into its IR: each primitive transform gives its node's
+payload (``ir_payload``), whose sources, sinks and functions are lowered here as each
+collection's windowing is, and a par_do's side inputs are taken out of its arguments."""
 
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
-from panes.ir.codec import lower
+from panes.io import kinds
+from panes.ir.codec import lower_value
 from panes.ir.model import IR_VERSION, Composite, Node, PCollectionSpec, PipelineIR, SideInput
 from panes.pvalue import AsSideInput
+from panes.transforms import row_fns
+from panes.windowing.strategy import windowing_to_ir
 
 SIDE_INPUT_MARK = "__side_input__"
+
+# Payload fields that hold an API object with IR data of its own, by node kind.
+LOWERED = {"read": ("source", kinds.to_ir), "write": ("sink", kinds.to_ir),
+           "par_do": ("fn", row_fns.to_ir), "combine_per_key": ("combine_fn", row_fns.to_ir)}
 
 
 def compile_pipeline(pipeline) -> PipelineIR:
@@ -15,6 +24,13 @@ def compile_pipeline(pipeline) -> PipelineIR:
     pcollections: dict = {}
     composites: list = []
     ids: dict = {}  # id(PCollection) -> pcollection id
+    strategies: dict = {}  # id(Windowing) -> its IR; collections share their windowing
+
+    def strategy(windowing):
+        lowered = strategies.get(id(windowing))
+        if lowered is None:
+            lowered = strategies[id(windowing)] = (windowing, windowing_to_ir(windowing))
+        return lowered[1]
 
     def visit(applied):
         if applied.is_primitive():
@@ -22,7 +38,7 @@ def compile_pipeline(pipeline) -> PipelineIR:
             nodes[node.id] = node
             for tag, pcoll in applied.outputs.items():
                 pcollections[ids[id(pcoll)]] = PCollectionSpec(
-                    ids[id(pcoll)], node.id, tag, lower(pcoll.windowing))
+                    ids[id(pcoll)], node.id, tag, strategy(pcoll.windowing))
             return
         if applied.full_label:
             composites.append(Composite(applied.full_label,
@@ -47,11 +63,14 @@ def _node(applied, ids) -> Node:
         ids[id(pcoll)] = f"{applied.full_label}.{tag}"
         outputs[tag] = ids[id(pcoll)]
     payload = transform.ir_payload()
+    if transform.ir_kind in LOWERED:
+        name, to_ir = LOWERED[transform.ir_kind]
+        payload = {**payload, name: to_ir(payload[name])}
     side_inputs = ()
     if transform.ir_kind == "par_do":
         payload, side_inputs = _extract_side_inputs(payload, ids, applied.full_label)
     return Node(applied.full_label, transform.ir_kind, tuple(inputs), outputs, side_inputs,
-                lower(payload))
+                payload)
 
 
 def _extract_side_inputs(payload, ids, label):
@@ -65,11 +84,11 @@ def _extract_side_inputs(payload, ids, label):
             raise PipelineConstructionError(
                 f"side input of '{label}' is {arg.pvalue}, which is not produced before it")
         sides.append(SideInput(ids[id(arg.pvalue)], arg.view, getattr(arg, "has_default", False),
-                               lower(getattr(arg, "default_value", None))))
+                               lower_value(getattr(arg, "default_value", None))))
         return {SIDE_INPUT_MARK: len(sides) - 1}
 
-    args = tuple(mark(a) for a in payload["args"])
-    kwargs = {k: mark(v) for k, v in payload["kwargs"].items()}
+    args = tuple(lower_value(mark(a)) for a in payload["args"])
+    kwargs = {k: lower_value(mark(v)) for k, v in payload["kwargs"].items()}
     return {**payload, "args": args, "kwargs": kwargs}, tuple(sides)
 
 

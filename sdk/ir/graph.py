@@ -4,8 +4,9 @@ how it is windowed."""
 
 from __future__ import annotations
 
-from panes.trigger import AccumulationMode, DefaultTrigger
-from panes.window import GlobalWindows
+from panes.ir import triggers
+from panes.ir import windowing as ir
+from panes.windowing import trigger_kinds, window_fn_kinds
 
 
 def to_dot(ir, name: str = "pipeline") -> str:
@@ -52,14 +53,14 @@ def _leaf(label: str, parent: str) -> str:
 def edge_label(pcollection) -> str:
     """The windowing a collection carries, leaving out what is Beam's default."""
     strategy = pcollection.windowing
-    parts = [repr(strategy.window_fn) if not isinstance(strategy.window_fn, GlobalWindows)
-             else "GlobalWindows"]
-    if not isinstance(strategy.trigger, DefaultTrigger):
-        parts.append(repr(strategy.trigger))
-    if strategy.accumulation_mode is AccumulationMode.ACCUMULATING:
+    parts = [window_fn_kinds.display(strategy.window_fn)
+             if not isinstance(strategy.window_fn, ir.GlobalWindows) else "GlobalWindows"]
+    if not isinstance(strategy.trigger, triggers.Default):
+        parts.append(trigger_kinds.display(strategy.trigger))
+    if strategy.accumulation_mode is ir.AccumulationMode.ACCUMULATING:
         parts.append("accumulating")
-    if strategy.allowed_lateness.micros:
-        parts.append(f"lateness {strategy.allowed_lateness}")
+    if strategy.allowed_lateness:
+        parts.append(f"lateness {strategy.allowed_lateness / 1e6:g}s")
     return "\n".join(parts)
 
 

@@ -1,10 +1,11 @@
-"""Checks an IR before any runner starts; every error names the node and the fix."""
+"""Checks an IR before any runner starts; every error names the node and the fix: the version
+and requirements, every value against the IR's annotations (as ``from_json`` reads them), the
+graph, and windowing that cannot run."""
 
 from __future__ import annotations
 
 from panes.errors import ValidationError
-from panes.ir.codec import Pickled, is_structured
-from panes.ir.model import IR_VERSION, NODE_KINDS, PipelineIR
+from panes.ir.model import IR_VERSION, NODE_KINDS, PipelineIR, checked
 
 _INPUT_COUNTS = {"create": (0, 0), "read": (0, 0), "test_stream": (0, 0), "par_do": (1, 1),
                  "assign_windows": (1, 1), "group_by_key": (1, 1), "combine_per_key": (1, 1),
@@ -27,6 +28,7 @@ def validate(ir: PipelineIR, allow_unsafe_triggers: bool = False) -> PipelineIR:
                 f"upgrade panes or drop the transform that needs it")
     if not ir.nodes:
         raise ValidationError("the pipeline is empty: apply at least one transform, e.g. p | Create([...])")
+    checked(ir)  # every value fits its annotation, however the IR was built
     produced = set()
     for node in ir.nodes.values():
         _check_node(node, produced, ir, allow_unsafe_triggers)
@@ -47,19 +49,14 @@ def _check_node(node, produced, ir, allow_unsafe_triggers):
         if pcollection not in produced:
             raise ValidationError(
                 f"node '{node.id}' reads '{pcollection}', which is not produced before it")
-    fn = node.payload.get("fn")
-    if node.kind == "par_do" and not (isinstance(fn, Pickled) or is_structured(fn)):
-        raise ValidationError(f"node '{node.id}' has no serialized DoFn")
     if node.kind == "assign_windows":
         _check_windowing(node, ir, allow_unsafe_triggers)
 
 
 def _check_windowing(node, ir, allow_unsafe_triggers):
-    from panes.ir.codec import lift
-
     from panes.windowing import validate_strategy
 
-    strategy = lift(ir.pcollections[node.outputs["main"]].windowing)
+    strategy = ir.pcollections[node.outputs["main"]].windowing
     try:
         validate_strategy(strategy, node.id,
                           allow_unsafe_triggers or bool(node.payload.get("allow_unsafe_triggers")))

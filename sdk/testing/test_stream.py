@@ -4,11 +4,13 @@ processing time, so that trigger behaviour is reproducible."""
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
+from panes.ir import io
+from panes.ir.data import Pickled
 from panes.pvalue import PBegin
 from panes.timestamp import MAX_MICROS, MIN_MICROS, Duration, to_micros
 from panes.transforms.ptransform import PrimitiveTransform
 from panes.window import TimestampedValue, WindowedValue
-from panes.windowing.strategy import WindowingStrategy
+from panes.transforms.core import Windowing
 
 ELEMENTS = "elements"
 WATERMARK = "watermark"
@@ -65,7 +67,17 @@ class TestStream(PrimitiveTransform):
     def expand(self, pbegin):
         if not isinstance(pbegin, PBegin):
             raise PipelineConstructionError("TestStream starts a pipeline: p | TestStream()...")
-        return pbegin.pipeline.new_output(windowing=WindowingStrategy())
+        return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):
-        return {"events": list(self.events)}
+        return {"events": tuple(map(_event_to_ir, self.events))}
+
+
+def _event_to_ir(event) -> io.TestStreamEvent:
+    kind, data = event
+    if kind == ELEMENTS:
+        return io.AddElements(Pickled.of([value for value, _ in data]),
+                              tuple(timestamp for _, timestamp in data))
+    if kind == WATERMARK:
+        return io.AdvanceWatermark(data)
+    return io.AdvanceProcessingTime(data)

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Optional
+
 from panes.errors import PipelineConstructionError
+from panes.evictor import Evictor
 from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
 from panes.transforms.ptransform import (
     PTransform, PrimitiveTransform, SourceTransform, require_pcollection,
 )
-from panes.window import TimestampedValue
-from panes.windowing.continuation import downstream_strategy
-from panes.windowing.strategy import WindowingStrategy
+from panes.ir.data import Pickled
+from panes.timestamp import Duration
+from panes.trigger import AccumulationMode, DefaultTrigger, Trigger
+from panes.window import GlobalWindows, TimestampCombiner, TimestampedValue, WindowFn
+from panes.windowing import validate_strategy, window_fn_kinds
+from panes.windowing.strategy import downstream_windowing, windowing_to_ir
 
 
 def _label_of(transform) -> str:
@@ -42,11 +49,11 @@ class Create(SourceTransform):
                 f"(p | Create(...)), not to a PCollection")
         plain = [v.value if isinstance(v, TimestampedValue) else v for v in self.values]
         is_kv = bool(plain) and all(isinstance(v, tuple) and len(v) == 2 for v in plain)
-        return pbegin.pipeline.new_output(windowing=WindowingStrategy(),
+        return pbegin.pipeline.new_output(windowing=Windowing(),
                                           element_kind="kv" if is_kv else "not_kv")
 
     def ir_payload(self):
-        return {"values": self.values, **self.source_timing()}
+        return {"values": Pickled.of(self.values), **self.source_timing()}
 
     def infer_output_type(self, input_type):
         from panes.typehints.typehints import instance_to_type, union_of
@@ -132,6 +139,8 @@ class ParDo(PrimitiveTransform):
         return DoOutputsTuple(outputs, self.main_tag)
 
     def ir_payload(self):
+        """The node's payload; the compiler lowers ``fn``, and ``args`` and ``kwargs`` once it
+        has taken the side inputs out of them."""
         return {"fn": self.fn, "args": self.args, "kwargs": self.kwargs,
                 "main_tag": self.main_tag, "output_tags": self.output_tags}
 
@@ -201,6 +210,26 @@ def _as_callable(pardo):
 # -- windowing ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Windowing:
+    """How a PCollection is windowed (Beam's ``Windowing``): window function, trigger,
+    accumulation mode, allowed lateness, timestamp combiner and (Flink) evictor. It lowers to
+    the IR's ``WindowingStrategy`` when the pipeline is compiled."""
+
+    window_fn: WindowFn = field(default_factory=GlobalWindows)
+    trigger: Trigger = field(default_factory=DefaultTrigger)
+    accumulation_mode: AccumulationMode = AccumulationMode.DISCARDING
+    allowed_lateness: Duration = Duration(0)
+    timestamp_combiner: TimestampCombiner = TimestampCombiner.OUTPUT_AT_EOW
+    evictor: Optional[Evictor] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "allowed_lateness", Duration.of(self.allowed_lateness))
+
+    def is_default(self) -> bool:
+        return self == Windowing()
+
+
 class WindowInto(PrimitiveTransform):
     """Assigns elements to windows and sets how groupings downstream fire (trigger etc.)."""
 
@@ -209,8 +238,6 @@ class WindowInto(PrimitiveTransform):
     def __init__(self, windowfn, trigger=None, accumulation_mode=None, timestamp_combiner=None,
                  allowed_lateness=0, evictor=None, allow_unsafe_triggers=False, label=None):
         super().__init__(label)
-        from panes.window import WindowFn
-
         if isinstance(windowfn, type):
             raise PipelineConstructionError(
                 f"WindowInto needs a window function instance, got the class {windowfn.__name__}: "
@@ -218,35 +245,34 @@ class WindowInto(PrimitiveTransform):
         if not isinstance(windowfn, WindowFn):
             raise PipelineConstructionError(
                 f"WindowInto needs a WindowFn such as FixedWindows(60), got {windowfn!r}")
-        self.strategy = _strategy(windowfn, trigger, accumulation_mode, timestamp_combiner,
-                                  allowed_lateness, evictor)
+        self.windowing = _windowing(windowfn, trigger, accumulation_mode, timestamp_combiner,
+                                    allowed_lateness, evictor)
         self.allow_unsafe_triggers = allow_unsafe_triggers
 
     def default_label(self) -> str:
-        return f"WindowInto({type(self.strategy.window_fn).__name__})"
+        return f"WindowInto({type(self.windowing.window_fn).__name__})"
 
     def expand(self, pcoll):
         """Checks the strategy as Beam's GroupByKey does (a trigger that may finish and lose data
         needs ``allow_unsafe_triggers`` here or as a pipeline option), when it is applied."""
-        from panes.windowing import validate_strategy
-
         pcoll = require_pcollection(self, pcoll, _label_of(self))
         allow_unsafe = self.allow_unsafe_triggers or pcoll.pipeline.options.allow_unsafe_triggers
         try:
-            validate_strategy(self.strategy, _label_of(self), bool(allow_unsafe))
+            validate_strategy(windowing_to_ir(self.windowing), _label_of(self), bool(allow_unsafe))
         except ValueError as error:
             raise PipelineConstructionError(str(error)) from None
-        return pcoll.pipeline.new_output(windowing=self.strategy, element_kind=pcoll.element_kind)
+        return pcoll.pipeline.new_output(windowing=self.windowing, element_kind=pcoll.element_kind)
 
     def ir_payload(self):
-        return {"window_fn": self.strategy.window_fn,
+        return {"window_fn": window_fn_kinds.to_ir(self.windowing.window_fn),
                 "allow_unsafe_triggers": self.allow_unsafe_triggers}
 
     def infer_output_type(self, input_type):
         return input_type
 
 
-def _strategy(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_lateness, evictor):
+def _windowing(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_lateness,
+               evictor) -> Windowing:
     fields = {"window_fn": windowfn, "allowed_lateness": allowed_lateness}
     if trigger is not None:
         fields["trigger"] = trigger
@@ -256,26 +282,24 @@ def _strategy(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_
         fields["timestamp_combiner"] = timestamp_combiner
     if evictor is not None:
         fields["evictor"] = evictor
-    from panes.trigger import AccumulationMode
-    from panes.window import TimestampCombiner
-
     try:
-        strategy = WindowingStrategy(**fields)
+        windowing = Windowing(**fields)
     except (TypeError, ValueError) as error:
         raise PipelineConstructionError(f"WindowInto: {error}") from error
-    if not isinstance(strategy.accumulation_mode, AccumulationMode):
+    if not isinstance(windowing.accumulation_mode, AccumulationMode):
         raise PipelineConstructionError(
             f"WindowInto: accumulation_mode must be AccumulationMode.DISCARDING or "
             f"AccumulationMode.ACCUMULATING, got {accumulation_mode!r}")
-    if not isinstance(strategy.timestamp_combiner, TimestampCombiner):
+    if not isinstance(windowing.timestamp_combiner, TimestampCombiner):
         raise PipelineConstructionError(
             f"WindowInto: timestamp_combiner must be a TimestampCombiner (e.g. "
             f"TimestampCombiner.OUTPUT_AT_EOW), got {timestamp_combiner!r}")
-    if strategy.allowed_lateness.micros < 0:
+    if windowing.allowed_lateness.micros < 0:
         raise PipelineConstructionError(
-            f"WindowInto: allowed_lateness must not be negative, got {strategy.allowed_lateness}; "
+            f"WindowInto: allowed_lateness must not be negative, got {windowing.allowed_lateness}; "
             f"use 0 to drop everything behind the watermark")
-    return strategy
+    windowing_to_ir(windowing)  # a trigger, window function or evictor panes does not know fails
+    return windowing
 
 
 # -- grouping -----------------------------------------------------------------------------------
@@ -309,7 +333,8 @@ class _Grouping(PrimitiveTransform):
             if coder is not None:
                 return self._grouped_by_encoding(pcoll, coder)
         pipeline = pcoll.pipeline
-        main = pipeline.new_output("main", downstream_strategy(pcoll.windowing), element_kind="kv")
+        main = pipeline.new_output("main", downstream_windowing(pcoll.windowing),
+                                   element_kind="kv")
         if not self.late_output:
             return main
         late = pipeline.new_output(self.late_output, pcoll.windowing, element_kind="kv")
@@ -378,7 +403,7 @@ class CombinePerKey(_Grouping):
         return f"CombinePerKey({self.fn_label})"
 
     def ir_payload(self):
-        return {"combine_fn": self.fn, **super().ir_payload()}
+        return {"combine_fn": self.fn, **super().ir_payload()}  # the compiler lowers it
 
     def infer_output_type(self, input_type):
         from panes.typehints.typehints import Any, Tuple, key_value_types

@@ -69,10 +69,10 @@ class CallableWrapperDoFn(DoFn):
 
 
 class StructuredMapFn(CallableWrapperDoFn):
-    """A Map whose function is structured data: subclasses are frozen dataclasses (in a module
-    of ``panes.ir.codec.STRUCTURED_MODULES``) that build their per-element function in an
-    ``fn`` property, so the IR holds their configuration, not a pickle, and a planner can read
-    it. Runners run them exactly as a ``Map`` of that function."""
+    """A Map whose function is data: subclasses are frozen dataclasses that build their
+    per-element function in an ``fn`` property, so the IR holds their configuration (a row
+    function of ``panes.ir.rows``, see ``panes.transforms.row_fns``), not a pickle, and a
+    planner can read it. Runners run them exactly as a ``Map`` of that function."""
 
     mode = "map"
 

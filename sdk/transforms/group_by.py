@@ -5,35 +5,25 @@
 ``{"key": ..., "total": ...}``. It expands to ordinary primitives — a Map to ``(key, values)``,
 a ``CombinePerKey`` and a Map back to rows — so every runner runs it unchanged, and its output
 equals the hand-written ``Map`` / ``CombinePerKey(sum)`` / ``Map`` pipeline. The field names
-and combiners are structured data in the IR, not pickles, so a planner can recognise the whole
-aggregation (the Spark runner lowers it to Spark SQL, see docs/spark.md).
+and combiners are data in the IR (``panes.ir.rows``), not pickles, so a planner can recognise the
+whole aggregation (the Spark runner lowers it to Spark SQL, see docs/spark.md).
 """
 
 from __future__ import annotations
 
 import builtins
 import copy
-import enum
 from dataclasses import dataclass
 from functools import cached_property
 from operator import itemgetter
 
 from panes.errors import PipelineConstructionError
+from panes.ir.rows import BuiltinCombine, FieldAggregation
 from panes.transforms import combiners
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.core import CombinePerKey, GroupByKey, ParDo
 from panes.transforms.dofn import StructuredMapFn
 from panes.transforms.ptransform import PTransform, require_pcollection
-
-
-class BuiltinCombine(enum.Enum):
-    """The combiners ``aggregate_field`` takes, by what they compute."""
-
-    SUM = "sum"
-    COUNT = "count"
-    MEAN = "mean"
-    MIN = "min"
-    MAX = "max"
 
 
 # What users pass -> the built-in it names; aggregate_field takes exactly these.
@@ -44,15 +34,6 @@ _BY_COMBINE_FN = {combiners.SumFn: BuiltinCombine.SUM, combiners.CountFn: Builti
                   combiners.MaxFn: BuiltinCombine.MAX}
 _COMBINE_FNS = {kind: fn() for fn, kind in _BY_COMBINE_FN.items()}
 _ACCEPTED = "sum, min, max, combiners.CountFn(), combiners.MeanFn() (or SumFn(), MinFn(), MaxFn())"
-
-
-@dataclass(frozen=True)
-class FieldAggregation:
-    """One ``aggregate_field``: combine the values of ``field`` into the output ``output_name``."""
-
-    field: str
-    combine: BuiltinCombine
-    output_name: str
 
 
 @dataclass(frozen=True)

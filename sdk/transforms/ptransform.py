@@ -119,8 +119,14 @@ class SourceTransform(PrimitiveTransform):
         return transform
 
     def source_timing(self) -> dict:
-        return {"watermark": self.watermark, "timestamp_fn": self.timestamp_fn,
-                "arrival_fn": self.arrival_fn}
+        """The IR of how the source is timed: its watermark strategy and functions."""
+        from panes.ir.data import Pickled
+        from panes.watermark import to_ir
+
+        return {"watermark": None if self.watermark is None else to_ir(self.watermark),
+                **{name: None if fn is None else Pickled.of(fn)
+                   for name, fn in (("timestamp_fn", self.timestamp_fn),
+                                    ("arrival_fn", self.arrival_fn))}}
 
 
 class _PTransformFnPTransform(PTransform):

@@ -14,9 +14,11 @@ from itertools import repeat
 
 from panes.errors import UserCodeError
 from panes.timestamp import MAX_MICROS
-from panes.trigger import DefaultTrigger
-from panes.window import (SessionSlots, Sessions, TimestampCombiner, interval_window,
-                          window_order, windowed_value)
+from panes.ir import triggers
+from panes.ir import windowing as ir
+from panes.ir.windowing import TimestampCombiner
+from panes.window import SessionSlots, interval_window, window_order, windowed_value
+from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
 from panes.windowing.merging import merge_windows
@@ -27,7 +29,7 @@ from panes.windowing.strategy import effective_windowing
 def is_batch_exact(strategy) -> bool:
     """Whether a grouping under ``strategy`` may use this module for bounded, batch input."""
     effective = effective_windowing(strategy)
-    return isinstance(effective.trigger, DefaultTrigger) and effective.evictor is None
+    return isinstance(effective.trigger, triggers.Default) and effective.evictor is None
 
 
 # The watermark's jump from -inf to +inf passes every window's end and garbage-collection time at
@@ -53,7 +55,8 @@ class BatchGrouping:
         self.combiner = strategy.timestamp_combiner
         # At the end of the window, panes() sets the timestamp; nothing to track per element.
         self._at_end = self.combiner == TimestampCombiner.OUTPUT_AT_EOW
-        self._sessions = (type(strategy.window_fn) is Sessions  # a subclass may merge otherwise
+        self.window_fn = window_fn_kinds.from_ir(strategy.window_fn)
+        self._sessions = (isinstance(strategy.window_fn, ir.Sessions)
                           and isinstance(aggregation, CombineFnAggregation))
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
         # One windows tuple per distinct window, across keys: pickling ships a repeated one
@@ -178,11 +181,10 @@ class BatchGrouping:
     def _merge_windows(self, key) -> None:
         """Merges the key's windows as the merging window fn decides (no-op otherwise).
         Merging part of the input first (e.g. per Spark partition) ends in the same windows."""
-        window_fn = self.strategy.window_fn
-        if not window_fn.is_merging():
+        if not self.window_fn.is_merging():
             return
         slots = self._keys[key]
-        for sources, result in merge_windows(window_fn, [], list(slots)):
+        for sources, result in merge_windows(self.window_fn, [], list(slots)):
             merging = [slots.pop(window) for window in sources]
             existing = slots.pop(result, None)
             if existing is not None:

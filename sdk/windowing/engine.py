@@ -20,9 +20,10 @@ from typing import Optional
 
 from panes.errors import UserCodeError
 from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
-from panes.trigger import AccumulationMode
-from panes.window import (PANE_NO_FIRING, PaneInfo, PaneInfoTiming, TimestampCombiner,
-                          WindowedValue, windowed_value)
+from panes.ir.windowing import AccumulationMode, TimestampCombiner
+from panes.window import (PANE_NO_FIRING, PaneInfo, PaneInfoTiming, WindowedValue,
+                          windowed_value)
+from panes.windowing import window_fn_kinds
 from panes.windowing import holds as hold_rules
 from panes.windowing.evicting import EvictingAggregation
 from panes.windowing.key_state import KeyState, QuietRun, WindowState
@@ -107,8 +108,8 @@ class _Call:
 
 
 class WindowingEngine:
-    """A grouping's windowing, compiled once; every method advances or reads one key's
-    ``KeyState``, which it is given."""
+    """A grouping's windowing, compiled once from its IR ``WindowingStrategy``; every method
+    advances or reads one key's ``KeyState``, which it is given."""
 
     def __init__(self, strategy, aggregation):
         self.strategy = strategy
@@ -117,9 +118,9 @@ class WindowingEngine:
                          else EvictingAggregation(aggregation, effective.evictor))
         self.evicting = effective.evictor is not None
         self.trigger = TriggerRunner(effective.trigger)
-        self.lateness = strategy.allowed_lateness.micros
-        self.window_fn = strategy.window_fn
-        self.is_merging = strategy.window_fn.is_merging()
+        self.lateness = strategy.allowed_lateness
+        self.window_fn = window_fn_kinds.from_ir(strategy.window_fn)
+        self.is_merging = self.window_fn.is_merging()
         self.combiner = strategy.timestamp_combiner
         self.discarding = effective.accumulation_mode == AccumulationMode.DISCARDING
         self.flink = effective.flink

@@ -1,35 +1,29 @@
-"""How a PCollection is windowed and when its groupings emit panes."""
+"""A collection's windowing as the IR holds it (lowered from the API's ``Windowing``) and as the
+engine runs it (``effective_windowing``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import NamedTuple, Optional
 
-from panes.evictor import CountEvictor, Evictor
-from panes.timestamp import Duration
-from panes.trigger import (
-    AccumulationMode, CountTrigger, DefaultTrigger, PurgingTrigger, Trigger, is_flink_family,
-)
-from panes.window import CountWindows, GlobalWindows, TimestampCombiner, WindowFn
+from panes.ir import triggers
+from panes.ir.windowing import AccumulationMode, Evictor, WindowingStrategy
+from panes.windowing import evicting, trigger_kinds, window_fn_kinds
 
 
-@dataclass(frozen=True)
-class WindowingStrategy:
-    """Window function, trigger, accumulation mode, allowed lateness, timestamp combiner and
-    (Flink) evictor."""
+def windowing_to_ir(windowing) -> WindowingStrategy:
+    """The IR of an API ``Windowing`` (``panes.transforms.core.Windowing``)."""
+    evictor = windowing.evictor
+    return WindowingStrategy(
+        window_fn_kinds.to_ir(windowing.window_fn), trigger_kinds.to_ir(windowing.trigger),
+        windowing.accumulation_mode, windowing.allowed_lateness.micros,
+        windowing.timestamp_combiner, None if evictor is None else evicting.to_ir(evictor))
 
-    window_fn: WindowFn = field(default_factory=GlobalWindows)
-    trigger: Trigger = field(default_factory=DefaultTrigger)
-    accumulation_mode: AccumulationMode = AccumulationMode.DISCARDING
-    allowed_lateness: Duration = Duration(0)
-    timestamp_combiner: TimestampCombiner = TimestampCombiner.OUTPUT_AT_EOW
-    evictor: Optional[Evictor] = None
 
-    def __post_init__(self):
-        object.__setattr__(self, "allowed_lateness", Duration.of(self.allowed_lateness))
-
-    def is_default(self) -> bool:
-        return self == WindowingStrategy()
+def downstream_windowing(windowing):
+    """The API windowing of a grouping's output: its trigger's continuation."""
+    continued = trigger_kinds.continuation(trigger_kinds.to_ir(windowing.trigger))
+    return replace(windowing, trigger=trigger_kinds.from_ir(continued))
 
 
 class EffectiveWindowing(NamedTuple):
@@ -41,28 +35,21 @@ class EffectiveWindowing(NamedTuple):
     pane.
     """
 
-    trigger: Trigger
+    trigger: triggers.Trigger
     evictor: Optional[Evictor]
     accumulation_mode: AccumulationMode
     flink: bool
 
 
 def effective_windowing(strategy: WindowingStrategy) -> EffectiveWindowing:
-    """Resolves count windows' implied trigger and evictor and the trigger family's rules.
-
-    A Flink-family trigger decides its own accumulation (discarding iff its root is a
-    ``PurgingTrigger``); a Beam-family trigger uses the strategy's accumulation mode.
-    """
+    """Resolves the trigger and evictor a window function implies for the default trigger
+    (count windows) and the trigger family's rules: a Flink-family trigger decides its own
+    accumulation (discarding iff its root purges), a Beam one uses the strategy's."""
     trigger, evictor = strategy.trigger, strategy.evictor
-    window_fn = strategy.window_fn
-    if isinstance(window_fn, CountWindows) and isinstance(trigger, DefaultTrigger):
-        if window_fn.slide is None:
-            trigger = PurgingTrigger(CountTrigger(window_fn.size))
-        else:
-            trigger = CountTrigger(window_fn.slide)
-            evictor = evictor if evictor is not None else CountEvictor(window_fn.size)
-    if is_flink_family(trigger):
-        mode = (AccumulationMode.DISCARDING if isinstance(trigger, PurgingTrigger)
-                else AccumulationMode.ACCUMULATING)
-        return EffectiveWindowing(trigger, evictor, mode, True)
-    return EffectiveWindowing(trigger, evictor, strategy.accumulation_mode, False)
+    implied = window_fn_kinds.kind_of(strategy.window_fn).implied
+    if implied is not None and isinstance(trigger, triggers.Default):
+        trigger, implied_evictor = implied(strategy.window_fn)
+        evictor = evictor if evictor is not None else implied_evictor
+    kind = trigger_kinds.kind_of(trigger)
+    return EffectiveWindowing(trigger, evictor, kind.accumulation or strategy.accumulation_mode,
+                              kind.flink)

@@ -1,98 +1,32 @@
-"""The one trigger interpreter: compiles trigger data into a tree of state machines and runs
+"""The one trigger interpreter: compiles an IR trigger into a tree of state machines and runs
 it for a window, against trigger state kept outside it (Beam's ``TriggerStateMachineRunner``).
 
-Flink-family triggers compile onto the same machines where their meaning coincides
-(``CountTrigger(n)`` is ``Repeatedly(AfterCount(n))``, ``All`` is ``Repeatedly(AfterAll)``...).
+Each kind's machine comes from its entry in ``trigger_kinds``; Flink-family triggers compile
+onto the same machines where their meaning coincides (``CountTrigger(n)`` is
+``Repeatedly(AfterCount(n))``, ``All`` is ``Repeatedly(AfterAll)``...).
 """
 
 from __future__ import annotations
 
-from panes import trigger as t
-from panes.windowing.machines.base import NOT_QUIET, Node, TriggerContext, TriggerState
-from panes.windowing.machines.composite import (
-    AfterAllMachine, AfterAnyMachine, AfterEachMachine, OrFinallyMachine, RepeatedlyMachine,
-)
-from panes.windowing.machines.counting import AfterCountMachine
-from panes.windowing.machines.end_of_window import (
-    DefaultMachine, EarlyAndLateMachine, EndOfWindowMachine, NeverMachine,
-)
-from panes.windowing.machines.first_element import AfterFirstElementMachine
-from panes.windowing.machines.flink import ContinuousMachine, DeltaMachine
-from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
+from panes.windowing.machines.base import NOT_QUIET, Machine, Node, TriggerContext, TriggerState
+from panes.windowing.trigger_kinds import machine
 
 ROOT = 0
 
 
-def _after_watermark(spec: t.AfterWatermark):
-    if spec.early is None and spec.late is None:
-        return EndOfWindowMachine(EVENT_TIME), ()
-    late = () if spec.late is None else (spec.late,)
-    return EarlyAndLateMachine(EVENT_TIME), (spec.early or t.Never(), *late)
-
-
-# How each trigger class becomes a machine and the trigger data of its children.
-_MACHINES = {
-    t.DefaultTrigger: lambda s: (DefaultMachine(), ()),
-    t.Never: lambda s: (NeverMachine(), ()),
-    t.AfterWatermark: _after_watermark,
-    t.AfterCount: lambda s: (AfterCountMachine(s.count), ()),
-    t.AfterProcessingTime: lambda s: (AfterFirstElementMachine(PROCESSING_TIME, s.delay.micros), ()),
-    t.Repeatedly: lambda s: (RepeatedlyMachine(), (s.underlying,)),
-    t.AfterAll: lambda s: (AfterAllMachine(), s.triggers),
-    t.AfterAny: lambda s: (AfterAnyMachine(), s.triggers),
-    t.AfterEach: lambda s: (AfterEachMachine(), s.triggers),
-    t.OrFinally: lambda s: (OrFinallyMachine(), (s.trigger, s.finally_)),
-    t.CountTrigger: lambda s: (RepeatedlyMachine(), (t.AfterCount(s.count),)),
-    t.EventTimeTrigger: lambda s: (EarlyAndLateMachine(EVENT_TIME),
-                                   (s.early or t.Never(), s.late or t.AfterCount(1))),
-    t.ProcessingTimeTrigger: lambda s: (EarlyAndLateMachine(PROCESSING_TIME),
-                                        (s.early or t.Never(), t.AfterCount(1))),
-    t.EventTimeAfterFirstElement: lambda s: (
-        RepeatedlyMachine(), (_FirstElement(EVENT_TIME, s.delay.micros),)),
-    t.ProcessingTimeAfterFirstElement: lambda s: (
-        RepeatedlyMachine(), (_FirstElement(PROCESSING_TIME, s.delay.micros),)),
-    t.ContinuousEventTimeTrigger: lambda s: (ContinuousMachine(EVENT_TIME, s.interval.micros), ()),
-    t.ContinuousProcessingTimeTrigger: lambda s: (
-        ContinuousMachine(PROCESSING_TIME, s.interval.micros), ()),
-    t.DeltaTrigger: lambda s: (DeltaMachine(s.threshold, s.fn), ()),
-    t.All: lambda s: (RepeatedlyMachine(), (t.AfterAll(*s.triggers),)),
-    t.Any: lambda s: (RepeatedlyMachine(), (t.AfterAny(*s.triggers),)),
-}
-
-
-class _FirstElement:
-    """Internal trigger data for a non-repeating delay-from-first-element machine."""
-
-    def __init__(self, domain: str, delay: int):
-        self.domain, self.delay = domain, delay
-
-
-def _machine_for(spec):
-    if isinstance(spec, t.PurgingTrigger):
-        # Purging decides accumulation at the root only (the parent's mode wins, FLINK-4407).
-        return _machine_for(spec.trigger)
-    if isinstance(spec, _FirstElement):
-        return AfterFirstElementMachine(spec.domain, spec.delay), ()
-    build = _MACHINES.get(type(spec))
-    if build is None:
-        raise TypeError(
-            f"{spec!r} is not a panes trigger; custom triggers are not supported, compose the "
-            f"built-in ones (Repeatedly, AfterAll, AfterAny, AfterEach, OrFinally, All, Any)")
-    return build(spec)
-
-
-def compile_trigger(spec) -> Node:
-    """The machine tree of a trigger, nodes numbered in pre-order from 0 (the root)."""
+def compile_trigger(trigger) -> Node:
+    """The machine tree of an IR trigger, nodes numbered in pre-order from 0 (the root). A
+    kind's machine may name its children as triggers or as machines of their own."""
     counter = [0]
 
-    def build(child_spec) -> Node:
+    def build(child) -> Node:
         index = counter[0]
         counter[0] += 1
-        machine, child_specs = _machine_for(child_spec)
-        children = tuple(build(child) for child in child_specs)
-        return Node(index, machine, children, counter[0])
+        node_machine, children = (child, ()) if isinstance(child, Machine) else machine(child)
+        built = tuple(build(grandchild) for grandchild in children)
+        return Node(index, node_machine, built, counter[0])
 
-    return build(spec)
+    return build(trigger)
 
 
 class TriggerRunner:

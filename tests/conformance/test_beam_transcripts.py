@@ -27,7 +27,8 @@ from panes.testing import TestStream, materialize
 from panes.window import (AssignContext, FixedWindows, TimestampCombiner, TimestampedValue,
                           WindowedValue)
 from panes.windowing.engine import MAIN
-from panes.windowing.strategy import WindowingStrategy
+from panes.transforms.core import Windowing
+from panes.windowing.strategy import windowing_to_ir
 from runners_under_test import RUNNERS
 from stepper import Stepper
 
@@ -94,8 +95,8 @@ def _instance(value):
     return value() if isinstance(value, type) else value
 
 
-def _strategy(spec) -> WindowingStrategy:
-    return WindowingStrategy(
+def _windowing(spec) -> Windowing:
+    return Windowing(
         window_fn=_instance(_parse(spec.get("window_fn", "GlobalWindows"), WINDOW_FNS)),
         trigger=_instance(_parse(spec.get("trigger_fn", "Default"), TRIGGERS)),
         accumulation_mode=AccumulationMode[spec.get("accumulation_mode", "accumulating").upper()],
@@ -123,8 +124,8 @@ def _info(wv) -> dict:
 
 def run_transcript(spec) -> None:
     """Drives one transcript; raises AssertionError on a mismatch (Beam's messages)."""
-    strategy = _strategy(spec)
-    grouping = Stepper(strategy)
+    windowing = _windowing(spec)
+    grouping = Stepper(windowing_to_ir(windowing))
     output: list = []
     for line in spec["transcript"]:
         ((action, params),) = line.items()
@@ -133,7 +134,7 @@ def run_transcript(spec) -> None:
         if action == "input":
             bundle = []
             for seconds in params:
-                windows = strategy.window_fn.assign(AssignContext(seconds, seconds))
+                windows = windowing.window_fn.assign(AssignContext(seconds, seconds))
                 bundle.append((KEY, WindowedValue(seconds, seconds, windows)))
             output = [_info(wv) for tag, wv in grouping.step(bundle) if tag == MAIN]
         elif action == "watermark":
@@ -171,7 +172,7 @@ def test_transcript(spec):
 def run_transcript_pipeline(spec, runner) -> None:
     """The transcript as one pipeline: inputs and watermarks become a TestStream; every pane
     emitted before the end of input must match one ``expect`` entry, and each entry one pane."""
-    strategy = _strategy(spec)
+    windowing = _windowing(spec)
     stream, expected = TestStream(), []
     for line in spec["transcript"]:
         ((action, params),) = line.items()
@@ -183,10 +184,10 @@ def run_transcript_pipeline(spec, runner) -> None:
             expected += params
     p = beam.Pipeline(runner=runner, options={"allow_unsafe_triggers": True})
     panes = materialize(
-        p | stream | beam.WindowInto(strategy.window_fn, trigger=strategy.trigger,
-                                     accumulation_mode=strategy.accumulation_mode,
-                                     timestamp_combiner=strategy.timestamp_combiner,
-                                     allowed_lateness=strategy.allowed_lateness)
+        p | stream | beam.WindowInto(windowing.window_fn, trigger=windowing.trigger,
+                                     accumulation_mode=windowing.accumulation_mode,
+                                     timestamp_combiner=windowing.timestamp_combiner,
+                                     allowed_lateness=windowing.allowed_lateness)
         | beam.GroupByKey())
     p.run()
     output = [_info(wv) for wv, step in zip(panes.windowed_values, panes.steps) if step < END_STEP]

@@ -11,9 +11,10 @@ from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessi
                            AfterWatermark, ContinuousEventTimeTrigger, CountTrigger, Repeatedly)
 from panes.window import (AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
                           PANE_NO_FIRING, TimestampCombiner, window_order, windowed_value)
+from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.engine import LATE, MAIN, WindowingEngine
-from panes.windowing.strategy import WindowingStrategy
+from strategies import strategy_of
 from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
 from panes.runners.replay import replay_grouping
 from stepper import Stepper
@@ -30,7 +31,7 @@ TRIGGERS = [None, AfterWatermark(early=AfterCount(2)),
 @st.composite
 def strategies(draw):
     trigger = draw(st.sampled_from(TRIGGERS))
-    return WindowingStrategy(
+    return strategy_of(
         draw(st.sampled_from(WINDOW_FNS)), **({} if trigger is None else {"trigger": trigger}),
         accumulation_mode=draw(st.sampled_from(list(AccumulationMode))),
         allowed_lateness=draw(st.sampled_from([0, 5])),
@@ -59,7 +60,8 @@ def event_logs(draw, strategy):
                     st.sampled_from("abc"), st.integers(0, 9), st.integers(0, spread)),
                     min_size=1, max_size=4)):
                 time = seconds * S
-                windows = tuple(strategy.window_fn.assign(AssignContext.at_micros(time, value)))
+                windows = tuple(window_fn_kinds.from_ir(strategy.window_fn).assign(
+                    AssignContext.at_micros(time, value)))
                 elements.setdefault(key, []).append(
                     ((step,), value, time, windows, PANE_NO_FIRING))
         if advances():
@@ -125,8 +127,8 @@ def test_replaying_key_by_key_matches_stepping_every_key(data):
 def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     """Lone elements of a window that cannot fire yet take a path that only counts them; the
     elements of a bundle in between must count as well, so the fourth element fires."""
-    strategy = WindowingStrategy(FixedWindows(4), trigger=AfterWatermark(early=AfterCount(4)))
-    window = strategy.window_fn.assign(AssignContext(0, None))[0]
+    strategy = strategy_of(FixedWindows(4), trigger=AfterWatermark(early=AfterCount(4)))
+    window = window_fn_kinds.from_ir(strategy.window_fn).assign(AssignContext(0, None))[0]
     elements = {"a": [((step,), 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
     watermarks = [Watermark(END_STEP, MAX_MICROS)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
@@ -140,9 +142,9 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
 def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step():
     """Under OUTPUT_AT_LATEST a later element moves its window's hold later, and with it the
     output watermark: at the element's own step, also among lone elements that only count."""
-    strategy = WindowingStrategy(FixedWindows(10), trigger=AfterWatermark(early=AfterCount(5)),
+    strategy = strategy_of(FixedWindows(10), trigger=AfterWatermark(early=AfterCount(5)),
                                  timestamp_combiner=TimestampCombiner.OUTPUT_AT_LATEST)
-    window = strategy.window_fn.assign(AssignContext(0, None))[0]
+    window = window_fn_kinds.from_ir(strategy.window_fn).assign(AssignContext(0, None))[0]
     elements = {"a": [((step,), 1, seconds * S, (window,), PANE_NO_FIRING)
                       for step, seconds in ((1, 5), (3, 6), (4, 7), (5, 8))]}
     watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_MICROS)]

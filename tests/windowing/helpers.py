@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from panes.timestamp import MICROS_PER_SECOND, to_micros
 from panes.window import AssignContext, WindowedValue
+from panes.windowing import window_fn_kinds
 from stepper import Stepper
 
 S = MICROS_PER_SECOND
@@ -14,7 +15,7 @@ def bundle(strategy, *elements, key="k"):
     """``(value, seconds)`` pairs as one bundle of keyed, window-assigned values."""
     out = []
     for value, seconds in elements:
-        windows = strategy.window_fn.assign(AssignContext(seconds, value))
+        windows = window_fn_kinds.from_ir(strategy.window_fn).assign(AssignContext(seconds, value))
         out.append((key, WindowedValue(value, seconds, windows)))
     return out
 

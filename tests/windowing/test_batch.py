@@ -11,7 +11,7 @@ from panes.window import (
 )
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing.strategy import WindowingStrategy
+from strategies import strategy_of
 
 from stepper import Stepper
 
@@ -32,7 +32,7 @@ def _canonical(windowed_values):
        st.sampled_from([0, 7]), st.booleans(), st.integers(0, 30))
 def test_batch_grouping_matches_the_engine(records, window_fn, combiner, lateness, combine, split):
     """Also when the input is accumulated in two parts and merged (as Spark partitions are)."""
-    strategy = WindowingStrategy(window_fn=window_fn, timestamp_combiner=combiner,
+    strategy = strategy_of(window_fn=window_fn, timestamp_combiner=combiner,
                                  allowed_lateness=lateness)
     aggregation = CombineFnAggregation(SumFn()) if combine else BufferAggregation()
     keyed = [(key, WindowedValue(value, second, window_fn.assign(AssignContext(second))))
@@ -50,5 +50,5 @@ def test_batch_grouping_matches_the_engine(records, window_fn, combiner, latenes
 
 
 def test_only_the_default_trigger_takes_the_batch_path():
-    assert is_batch_exact(WindowingStrategy(window_fn=FixedWindows(10)))
-    assert not is_batch_exact(WindowingStrategy(trigger=Repeatedly(AfterCount(2))))
+    assert is_batch_exact(strategy_of(window_fn=FixedWindows(10)))
+    assert not is_batch_exact(strategy_of(trigger=Repeatedly(AfterCount(2))))

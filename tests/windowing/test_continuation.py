@@ -6,7 +6,7 @@ from panes.trigger import (
     AfterAll, AfterAny, AfterCount, AfterEach, AfterProcessingTime, AfterWatermark, CountTrigger,
     DefaultTrigger, Never, OrFinally, Repeatedly,
 )
-from panes.windowing.continuation import continuation_trigger
+from panes.windowing import trigger_kinds
 
 CASES = [
     (DefaultTrigger(), DefaultTrigger()),
@@ -28,7 +28,9 @@ CASES = [
 
 @pytest.mark.parametrize("trigger, expected", CASES, ids=lambda t: repr(t)[:40])
 def test_continuation_trigger(trigger, expected):
-    assert continuation_trigger(trigger) == expected
+    continued = trigger_kinds.continuation(trigger_kinds.to_ir(trigger))
+    assert continued == trigger_kinds.to_ir(expected)
+    assert trigger_kinds.from_ir(continued) == expected
 
 
 def test_grouping_output_carries_the_continuation():

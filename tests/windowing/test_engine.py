@@ -17,7 +17,7 @@ from panes.window import (
 )
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.engine import WindowingEngine
-from panes.windowing.strategy import WindowingStrategy
+from strategies import strategy_of
 
 from helpers import bundle, run, values
 
@@ -25,7 +25,7 @@ EARLY, ON_TIME, LATE = T.EARLY, T.ON_TIME, T.LATE
 
 
 def fixed(size=10, **kw):
-    return WindowingStrategy(window_fn=FixedWindows(size), **kw)
+    return strategy_of(window_fn=FixedWindows(size), **kw)
 
 
 def test_default_trigger_fires_once_per_window_and_is_last_with_zero_lateness():
@@ -94,7 +94,7 @@ def test_never_trigger_emits_only_the_final_pane():
 
 
 def test_processing_time_trigger_fires_on_processing_clock():
-    strategy = WindowingStrategy(window_fn=GlobalWindows(),
+    strategy = strategy_of(window_fn=GlobalWindows(),
                                  trigger=Repeatedly(AfterProcessingTime(5)))
     _, out = run(strategy, [("pt", 0), ("in", [(1, 1)]), ("pt", 4), ("pt", 6), ("in", [(2, 2)]),
                             ("pt", 12)])
@@ -120,7 +120,7 @@ def test_after_all_waits_for_every_subtrigger():
 
 
 def test_sessions_merge_state_counts_and_holds():
-    strategy = WindowingStrategy(window_fn=Sessions(10), trigger=AfterWatermark(
+    strategy = strategy_of(window_fn=Sessions(10), trigger=AfterWatermark(
         early=AfterCount(3)), timestamp_combiner=TimestampCombiner.OUTPUT_AT_EARLIEST)
     grouping, out = run(strategy, [("in", [(1, 1)]), ("in", [(2, 18)]), ("in", [(3, 10)]),
                                  ("wm", 5)])
@@ -178,11 +178,11 @@ def _one_key(strategy, steps, between=lambda state: state):
 PICKLED_STRATEGIES = [
     fixed(trigger=AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
           allowed_lateness=10, timestamp_combiner=TimestampCombiner.OUTPUT_AT_EARLIEST),
-    WindowingStrategy(window_fn=Sessions(3), trigger=AfterWatermark(early=AfterCount(2)),
+    strategy_of(window_fn=Sessions(3), trigger=AfterWatermark(early=AfterCount(2)),
                       accumulation_mode=AccumulationMode.ACCUMULATING),
-    WindowingStrategy(window_fn=GlobalWindows(), trigger=ContinuousEventTimeTrigger(4),
+    strategy_of(window_fn=GlobalWindows(), trigger=ContinuousEventTimeTrigger(4),
                       evictor=CountEvictor(2)),
-    WindowingStrategy(window_fn=CountWindows(3, 1)),
+    strategy_of(window_fn=CountWindows(3, 1)),
 ]
 PICKLED_STEPS = [([(1, 1), (2, 2)], None, 0), ([(3, 5)], 3, 1), ([], None, 4),
                  ([(4, 2), (5, 9)], 6, None), ([(6, 3)], 12, 9), ([(7, 30)], None, 20),
@@ -215,7 +215,7 @@ def test_a_step_reports_the_keys_next_wake_up_and_when_its_state_may_go():
 
 
 def test_a_step_moves_processing_time_before_its_elements_and_last_at_the_end():
-    strategy = WindowingStrategy(window_fn=GlobalWindows(),
+    strategy = strategy_of(window_fn=GlobalWindows(),
                                  trigger=Repeatedly(AfterProcessingTime(5)))
     out, _ = _one_key(strategy, [([(1, 1)], None, 0), ([(2, 2)], None, 6)])
     # The arrival at 6 s first fires the pane of the element that came at 0 s, alone.

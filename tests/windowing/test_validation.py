@@ -8,7 +8,7 @@ from panes.trigger import (
 )
 from panes.window import FixedWindows, Sessions
 from panes.windowing import validate_strategy
-from panes.windowing.strategy import WindowingStrategy
+from strategies import strategy_of
 
 
 @pytest.mark.parametrize("trigger, lateness, unsafe", [
@@ -26,7 +26,7 @@ from panes.windowing.strategy import WindowingStrategy
     (CountTrigger(3), 0, False),
 ])
 def test_unsafe_triggers(trigger, lateness, unsafe):
-    strategy = WindowingStrategy(window_fn=FixedWindows(10), trigger=trigger,
+    strategy = strategy_of(window_fn=FixedWindows(10), trigger=trigger,
                                  allowed_lateness=lateness)
     validate_strategy(strategy, "Window", allow_unsafe=True)
     if unsafe:
@@ -37,6 +37,6 @@ def test_unsafe_triggers(trigger, lateness, unsafe):
 
 
 def test_delta_trigger_cannot_merge():
-    strategy = WindowingStrategy(window_fn=Sessions(10), trigger=DeltaTrigger(1, lambda a, b: 0))
+    strategy = strategy_of(window_fn=Sessions(10), trigger=DeltaTrigger(1, lambda a, b: 0))
     with pytest.raises(ValueError, match="DeltaTrigger cannot be used with merging windows"):
         validate_strategy(strategy, "W", allow_unsafe=True)

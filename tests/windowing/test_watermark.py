@@ -1,4 +1,5 @@
-"""Watermark strategies: the watermark after each record, periodic emission, idleness."""
+"""Watermark strategies: the watermark after each record, periodic emission, idleness (the API's
+strategies lowered to the IR the functions read)."""
 
 import pytest
 from hypothesis import given
@@ -7,7 +8,7 @@ from hypothesis import strategies as st
 from panes.timestamp import MIN_MICROS, Duration
 from panes.watermark import (
     WatermarkStrategy, combine_input_watermarks, is_idle, running_maxima, watermark_changes,
-    watermark_for_max,
+    to_ir, watermark_for_max,
 )
 
 S = 1_000_000
@@ -20,7 +21,8 @@ S = 1_000_000
      [5, 3, 8, 6, 9], [None, 3, 3, 6, 6]),
 ])
 def test_watermark_after_each_record(strategy, timestamps, expected):
-    changes = dict(watermark_changes([running_maxima(t * S for t in timestamps)], strategy))
+    changes = dict(watermark_changes([running_maxima(t * S for t in timestamps)],
+                                     to_ir(strategy)))
     result, current = [], MIN_MICROS
     for index in range(len(timestamps)):
         current = changes.get(index, current)
@@ -29,9 +31,9 @@ def test_watermark_after_each_record(strategy, timestamps, expected):
 
 
 def test_idleness_and_several_inputs():
-    strategy = WatermarkStrategy.forMonotonousTimestamps().withIdleness(10)
+    strategy = to_ir(WatermarkStrategy.forMonotonousTimestamps().withIdleness(10))
     assert is_idle(0, 10 * S, strategy) and not is_idle(0, 9 * S, strategy)
-    assert not is_idle(0, 10**12, WatermarkStrategy())
+    assert not is_idle(0, 10**12, to_ir(WatermarkStrategy()))
     assert combine_input_watermarks([5, 2, 9], [False, True, False]) == 5
     assert combine_input_watermarks([5], [True]) is None
 
@@ -40,7 +42,8 @@ def test_idleness_and_several_inputs():
        cuts=st.lists(st.integers(0, 40), max_size=4),
        delay=st.integers(0, 50), every=st.integers(1, 4))
 def test_segments_give_the_changes_of_a_record_by_record_scan(timestamps, cuts, delay, every):
-    strategy = WatermarkStrategy(max_out_of_orderness=Duration(micros=delay), emit_every=every)
+    strategy = to_ir(WatermarkStrategy(max_out_of_orderness=Duration(micros=delay),
+                                       emit_every=every))
     bounds = sorted({0, len(timestamps), *(c for c in cuts if c <= len(timestamps))})
     segments = [running_maxima(timestamps[start:end]) for start, end in zip(bounds, bounds[1:])]
     expected, running, current = [], MIN_MICROS, MIN_MICROS

@@ -3,6 +3,7 @@ planners), and that a lowered query gives exactly the ordinary plan's records â€
 timestamps, windows, panes and positions â€” whatever the windows, times and partitioning."""
 
 import datetime as dt
+import pickle
 import decimal
 import random
 
@@ -52,7 +53,10 @@ def aggregation(read, window_fn=FixedWindows(60), combine=sum, **windowing):
 def lowered_kinds(spark, build) -> list:
     p = beam.Pipeline(runner="spark")
     build(p)
-    return [node.kind for node in lower_aggregations(p.to_ir(), spark).nodes.values()]
+    lowered, queries = lower_aggregations(p.to_ir(), spark)
+    assert set(queries) == {n.id for n in lowered.nodes.values() if n.kind == SQL_AGGREGATION}
+    pickle.dumps(lowered)  # the IR holds no query, nothing live: a DataFrame does not pickle
+    return [node.kind for node in lowered.nodes.values()]
 
 
 def test_read_timestamp_window_and_group_by_become_one_query(spark, parquet):
@@ -139,7 +143,7 @@ def records_of(runner, build, monkeypatch, lowered=True):
     with monkeypatch.context() as patch:
         patch.setattr(spark_runner.Plan, "collect_sorted", keep)
         if not lowered:
-            patch.setattr(spark_runner, "lower_aggregations", lambda ir, session: ir)
+            patch.setattr(spark_runner, "lower_aggregations", lambda ir, session: (ir, {}))
         p = beam.Pipeline(runner=runner)
         handle = materialize(build(p))
         p.run()

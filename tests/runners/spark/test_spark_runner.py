@@ -97,6 +97,40 @@ def test_reads_a_dataframe_in_place_and_in_the_direct_runner(spark):
     assert results["spark"] == results["direct"] == [("a", 4), ("b", 2)]
 
 
+@pytest.mark.parametrize("runner_name", ["direct", "spark"])
+def test_a_dataframes_registry_entry_lives_for_its_run_only(spark, runner_name, monkeypatch):
+    """The IR names a DataFrame by a registry key: registered when the pipeline is compiled,
+    released when its run ends, whether the run succeeds or fails."""
+    from panes.io import dataframe, kinds
+    from panes.ir import io
+    from panes.runners import create_runner
+
+    keys = []
+    runner_class = type(create_runner(runner_name))
+    run_pipeline = runner_class.run_pipeline
+
+    def run_noting_keys(self, ir, options=None):
+        for node in ir.nodes.values():
+            if node.kind == "read" and isinstance(node.payload["source"], io.DataFrameSource):
+                keys.append(node.payload["source"].key)
+                assert node.payload["source"].key in dataframe._frames  # live during the run
+        return run_pipeline(self, ir, options)
+
+    monkeypatch.setattr(runner_class, "run_pipeline", run_noting_keys)
+    frame = spark.createDataFrame([("a", 1), ("b", 2)], ["key", "n"])
+    p = beam.Pipeline(runner=runner_name)
+    out = materialize(p | dataframe.ReadFromDataFrame(frame) | beam.Map(lambda row: row["n"]))
+    p.run()
+    assert sorted(out.values) == [1, 2]
+    failing = beam.Pipeline(runner=runner_name)
+    failing | dataframe.ReadFromDataFrame(frame) | beam.Map(lambda row: 1 / 0)
+    with pytest.raises(UserCodeError):
+        failing.run()
+    assert len(keys) == 2 and not set(keys) & set(dataframe._frames)
+    with pytest.raises(RunnerError, match=f"DataFrame {keys[0]} is not registered"):
+        kinds.from_ir(io.DataFrameSource(keys[0]))
+
+
 def test_a_dataframe_read_record_at_a_time_scans_its_watermark_in_parallel(spark):
     from panes.runners.spark.dataframe import ReadFromDataFrame
     from panes.watermark import WatermarkStrategy
