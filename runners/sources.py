@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from panes.errors import UserCodeError
 from panes.io.base import SourceError
 from panes.ir.codec import lift
-from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
 from panes.ir.io import AddElements, AdvanceProcessingTime, AdvanceWatermark
+from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
 from panes.timestamp import MAX_MICROS, MIN_MICROS, to_micros
 from panes.transforms.source_element import source_element
 from panes.watermark import is_idle, running_maxima, watermark_changes
@@ -99,8 +99,11 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
     strategy = records.strategy
     if strategy is None:
         return [Bundle(FIRST_STEP, records.elements), Watermark(END_STEP, MAX_MICROS)]
-    changes = dict(watermark_changes(
-        [running_maxima(wv.timestamp_micros for wv in records.elements)], strategy))
+    changes = dict(
+        watermark_changes(
+            [running_maxima(wv.timestamp_micros for wv in records.elements)], strategy
+        )
+    )
     record_steps = {record_step(i): i for i in range(len(records.elements))}
     clock_steps = [e.step for e in clock.events if FIRST_STEP < e.step < END_STEP]
     stream, current, idle, last_arrival = [], MIN_MICROS, False, None
@@ -113,7 +116,11 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
             if watermark != current or idle:
                 current, idle = watermark, False
                 stream.append(Watermark(step, current))
-        elif last_arrival is not None and not idle and is_idle(last_arrival, clock.at(step), strategy):
+        elif (
+            last_arrival is not None
+            and not idle
+            and is_idle(last_arrival, clock.at(step), strategy)
+        ):
             idle = True
             stream.append(Watermark(step, current, idle=True))
     stream.append(Watermark(END_STEP, MAX_MICROS))
@@ -124,10 +131,15 @@ def test_stream_stream(node) -> list:
     stream = []
     for step, event in enumerate(node.payload["events"], start=FIRST_STEP + 1):
         if isinstance(event, AddElements):
-            stream.append(Bundle(step, [windowed_value((value, timestamp, (GLOBAL_WINDOW,),
-                                                        PANE_NO_FIRING))
-                                        for value, timestamp in zip(event.values.load(),
-                                                                    event.timestamps)]))
+            stream.append(
+                Bundle(
+                    step,
+                    [
+                        windowed_value((value, timestamp, (GLOBAL_WINDOW,), PANE_NO_FIRING))
+                        for value, timestamp in zip(event.values.load(), event.timestamps)
+                    ],
+                )
+            )
         elif isinstance(event, AdvanceWatermark):
             stream.append(Watermark(step, event.watermark))
     stream.append(Watermark(END_STEP, MAX_MICROS))

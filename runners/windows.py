@@ -21,8 +21,9 @@ def assigner(label: str, window_fn):
         assigned, value = [], None
         try:
             for value, timestamp, windows in zip(values, timestamps, previous):
-                assigned.append(tuple(assign(AssignContext.at_micros(timestamp, value,
-                                                                     windows[0]))))
+                assigned.append(
+                    tuple(assign(AssignContext.at_micros(timestamp, value, windows[0])))
+                )
         except Exception as error:
             raise UserCodeError(label, value, error) from error
         return assigned

@@ -27,9 +27,9 @@ from pathlib import Path
 from panes.errors import PanesError
 from panes.io.files import shard_pattern
 from panes.ir import to_json
-from panes.ir.io import ParquetSink, TextSink
 from panes.ir.display import describe
 from panes.ir.graph import to_dot
+from panes.ir.io import ParquetSink, TextSink
 from panes.options.pipeline_options import PipelineOptions
 from panes.pipeline import Pipeline
 from panes.runners import runner_name
@@ -80,7 +80,8 @@ def pipelines(path: str, argv: list[str], run: bool) -> list:
         raise UsageError(
             f"{path} ran no pipeline: define build(p), a function that applies the pipeline's "
             f"transforms to p (def build(p): p | beam.Create([1, 2, 3]) | ...), or run "
-            f"pipelines when the file runs as a script")
+            f"pipelines when the file runs as a script"
+        )
     return recorded
 
 
@@ -121,12 +122,17 @@ def written_files(ir, since: float) -> list[str]:
         sink = node.payload["sink"] if node.kind == "write" else None
         if isinstance(sink, (TextSink, ParquetSink)):
             folder = os.path.dirname(sink.file_path_prefix) or "."
-            shard = shard_pattern(sink.file_path_prefix, sink.file_name_suffix,
-                                  sink.shard_name_template)
+            shard = shard_pattern(
+                sink.file_path_prefix, sink.file_name_suffix, sink.shard_name_template
+            )
             names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-            files += [path for name in names if shard.match(name)
-                      for path in [os.path.join(folder, name)]
-                      if os.path.getmtime(path) >= math.floor(since)]
+            files += [
+                path
+                for name in names
+                if shard.match(name)
+                for path in [os.path.join(folder, name)]
+                if os.path.getmtime(path) >= math.floor(since)
+            ]
     return files
 
 
@@ -146,11 +152,16 @@ def report(path: str, p, result, since: float) -> list[str]:
     files = written_files(p.to_ir(), since)
     lines += ["wrote:"] + [f"  {f} ({_size(f)})" for f in files] if files else ["wrote no files"]
     queried = result.metrics().query()
-    metrics = [f"  {r.key.step}: {r.key.metric.namespace}.{r.key.metric.name} = {r.committed}"
-               for r in queried["counters"]]
-    metrics += [f"  {r.key.step}: {r.key.metric.namespace}.{r.key.metric.name} = "
-                f"count {d.count}, sum {d.sum}, min {d.min}, max {d.max}, mean {d.mean:g}"
-                for r in queried["distributions"] for d in [r.committed]]
+    metrics = [
+        f"  {r.key.step}: {r.key.metric.namespace}.{r.key.metric.name} = {r.committed}"
+        for r in queried["counters"]
+    ]
+    metrics += [
+        f"  {r.key.step}: {r.key.metric.namespace}.{r.key.metric.name} = "
+        f"count {d.count}, sum {d.sum}, min {d.min}, max {d.max}, mean {d.mean:g}"
+        for r in queried["distributions"]
+        for d in [r.committed]
+    ]
     return lines + (["metrics:"] + metrics if metrics else [])
 
 
@@ -163,9 +174,11 @@ def render(dot: str, fmt: str) -> bytes:
         raise UsageError(
             f"drawing {fmt.upper()} needs Graphviz's `dot` command, which is not installed: "
             f"install it (apt-get install graphviz, brew install graphviz) or print DOT with "
-            f"--format dot and render it elsewhere")
-    done = subprocess.run([executable, f"-T{fmt}"], input=dot.encode("utf-8"),
-                          capture_output=True, check=False)
+            f"--format dot and render it elsewhere"
+        )
+    done = subprocess.run(
+        [executable, f"-T{fmt}"], input=dot.encode("utf-8"), capture_output=True, check=False
+    )
     if done.returncode:
         raise UsageError(f"Graphviz failed: {done.stderr.decode(errors='replace').strip()}")
     return done.stdout
@@ -178,13 +191,20 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("ir", help="print the pipeline's IR")
     show.add_argument("--json", action="store_true", help="print the IR as JSON")
     graph = commands.add_parser("graph", help="draw the pipeline (DOT; SVG/PNG via Graphviz)")
-    graph.add_argument("--format", choices=["dot", "svg", "png"], default=None,
-                       help="default: from the output file's extension, else dot")
+    graph.add_argument(
+        "--format",
+        choices=["dot", "svg", "png"],
+        default=None,
+        help="default: from the output file's extension, else dot",
+    )
     graph.add_argument("-o", "--output", default=None, help="a file (default: standard output)")
     for command in (run, show, graph):
         command.add_argument("pipeline", help="a Python file: defines build(p), or runs pipelines")
-        command.add_argument("arguments", nargs=argparse.REMAINDER,
-                             help="the script's arguments, or pipeline options for build(p)")
+        command.add_argument(
+            "arguments",
+            nargs=argparse.REMAINDER,
+            help="the script's arguments, or pipeline options for build(p)",
+        )
     return parser
 
 

@@ -7,8 +7,8 @@ evictor must see them all. ``DeltaEvictor.fn`` is the one user function (pickled
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from panes.timestamp import Duration
 
@@ -37,12 +37,15 @@ class CountEvictor(Evictor):
     evict_after: bool = False
 
     def __post_init__(self):
-        if isinstance(self.max_count, bool) or not isinstance(self.max_count, int) \
-                or self.max_count < 1:
+        if (
+            isinstance(self.max_count, bool)
+            or not isinstance(self.max_count, int)
+            or self.max_count < 1
+        ):
             raise ValueError(f"CountEvictor needs a positive max_count, got {self.max_count!r}")
 
     @classmethod
-    def of(cls, max_count: int, do_evict_after: bool = False) -> "CountEvictor":
+    def of(cls, max_count: int, do_evict_after: bool = False) -> CountEvictor:
         return cls(max_count, evict_before=not do_evict_after, evict_after=do_evict_after)
 
 
@@ -58,11 +61,12 @@ class TimeEvictor(Evictor):
     def __post_init__(self):
         object.__setattr__(self, "window_size", Duration.of(self.window_size))
         if self.window_size.micros < 0:
-            raise ValueError(f"TimeEvictor needs a window_size of 0 or more, got "
-                             f"{self.window_size}")
+            raise ValueError(
+                f"TimeEvictor needs a window_size of 0 or more, got {self.window_size}"
+            )
 
     @classmethod
-    def of(cls, window_size, do_evict_after: bool = False) -> "TimeEvictor":
+    def of(cls, window_size, do_evict_after: bool = False) -> TimeEvictor:
         return cls(window_size, evict_before=not do_evict_after, evict_after=do_evict_after)
 
 
@@ -79,5 +83,5 @@ class DeltaEvictor(Evictor):
         check_delta("DeltaEvictor", self.threshold, self.fn)
 
     @classmethod
-    def of(cls, threshold: float, fn, do_evict_after: bool = False) -> "DeltaEvictor":
+    def of(cls, threshold: float, fn, do_evict_after: bool = False) -> DeltaEvictor:
         return cls(threshold, fn, evict_before=not do_evict_after, evict_after=do_evict_after)

@@ -24,8 +24,8 @@ The family of a trigger tree is the family of its root.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional
 
 from panes.errors import PipelineConstructionError
 from panes.evictor import check_delta
@@ -33,12 +33,31 @@ from panes.ir.windowing import AccumulationMode
 from panes.timestamp import Duration
 
 __all__ = [
-    "AccumulationMode", "Trigger", "DefaultTrigger", "AfterWatermark", "AfterCount",
-    "AfterProcessingTime", "Repeatedly", "AfterAll", "AfterAny", "AfterEach", "OrFinally",
-    "Never", "Always", "FlinkTrigger", "CountTrigger", "EventTimeTrigger", "ProcessingTimeTrigger",
-    "EventTimeAfterFirstElement", "ProcessingTimeAfterFirstElement",
-    "ContinuousEventTimeTrigger", "ContinuousProcessingTimeTrigger", "DeltaTrigger",
-    "PurgingTrigger", "All", "Any",
+    "AccumulationMode",
+    "Trigger",
+    "DefaultTrigger",
+    "AfterWatermark",
+    "AfterCount",
+    "AfterProcessingTime",
+    "Repeatedly",
+    "AfterAll",
+    "AfterAny",
+    "AfterEach",
+    "OrFinally",
+    "Never",
+    "Always",
+    "FlinkTrigger",
+    "CountTrigger",
+    "EventTimeTrigger",
+    "ProcessingTimeTrigger",
+    "EventTimeAfterFirstElement",
+    "ProcessingTimeAfterFirstElement",
+    "ContinuousEventTimeTrigger",
+    "ContinuousProcessingTimeTrigger",
+    "DeltaTrigger",
+    "PurgingTrigger",
+    "All",
+    "Any",
 ]
 
 
@@ -59,7 +78,8 @@ def _delay(obj) -> None:
         kind = type(obj).__name__
         raise PipelineConstructionError(
             f"{kind} needs a delay of 0 or more, got {obj.delay}: a pane cannot fire before "
-            f"the element that starts it; use {kind}(0) for no delay")
+            f"the element that starts it; use {kind}(0) for no delay"
+        )
 
 
 def _positive_count(obj, name: str) -> None:
@@ -69,10 +89,11 @@ def _positive_count(obj, name: str) -> None:
 
 
 def _triggers(obj, *, at_least: int) -> None:
-    subtriggers = tuple(getattr(obj, "triggers"))
+    subtriggers = tuple(obj.triggers)
     if len(subtriggers) < at_least or not all(isinstance(t, Trigger) for t in subtriggers):
         raise ValueError(
-            f"{type(obj).__name__} needs at least {at_least} triggers, got {subtriggers!r}")
+            f"{type(obj).__name__} needs at least {at_least} triggers, got {subtriggers!r}"
+        )
     object.__setattr__(obj, "triggers", subtriggers)
 
 
@@ -94,8 +115,8 @@ class AfterWatermark(Trigger):
     """Fires once when the watermark passes the end of the window (the ON_TIME pane); ``early``
     repeats before it, ``late`` repeats after it (both are implicitly repeated, as in Beam)."""
 
-    early: Optional[Trigger] = None
-    late: Optional[Trigger] = None
+    early: Trigger | None = None
+    late: Trigger | None = None
 
 
 @dataclass(frozen=True)
@@ -187,11 +208,11 @@ class OrFinally(Trigger):
 class FlinkTrigger(Trigger):
     """Base of the Flink-family triggers: the seeds' builders and accumulation switches."""
 
-    def discarding(self) -> "Trigger":
+    def discarding(self) -> Trigger:
         """Purge the window's contents after every firing (FLINK-4407 ``discarding()``)."""
         return self if isinstance(self, PurgingTrigger) else PurgingTrigger(self)
 
-    def accumulating(self) -> "Trigger":
+    def accumulating(self) -> Trigger:
         """Keep the window's contents across firings (the Flink default)."""
         return self.trigger if isinstance(self, PurgingTrigger) else self
 
@@ -207,11 +228,11 @@ class CountTrigger(FlinkTrigger):
         _positive_count(self, "count")
 
     @classmethod
-    def of(cls, count: int) -> "CountTrigger":
+    def of(cls, count: int) -> CountTrigger:
         return cls(count)
 
     @classmethod
-    def atLeast(cls, count: int) -> "CountTrigger":
+    def atLeast(cls, count: int) -> CountTrigger:
         return cls(count)
 
     at_least = atLeast
@@ -222,25 +243,25 @@ class EventTimeTrigger(FlinkTrigger):
     """Fires when the watermark passes the end of the window, then for every late element
     (or as ``late`` says); ``early`` fires before the end of the window."""
 
-    early: Optional[Trigger] = None
-    late: Optional[Trigger] = None
+    early: Trigger | None = None
+    late: Trigger | None = None
 
     @classmethod
-    def create(cls) -> "EventTimeTrigger":
+    def create(cls) -> EventTimeTrigger:
         return cls()
 
     @classmethod
-    def afterEndOfWindow(cls) -> "EventTimeTrigger":
+    def afterEndOfWindow(cls) -> EventTimeTrigger:
         return cls()
 
     @staticmethod
-    def afterFirstElement(delay) -> "EventTimeAfterFirstElement":
+    def afterFirstElement(delay) -> EventTimeAfterFirstElement:
         return EventTimeAfterFirstElement(delay)
 
-    def withEarlyTrigger(self, trigger: Trigger) -> "EventTimeTrigger":
+    def withEarlyTrigger(self, trigger: Trigger) -> EventTimeTrigger:
         return replace(self, early=trigger)
 
-    def withLateTrigger(self, trigger: Trigger) -> "EventTimeTrigger":
+    def withLateTrigger(self, trigger: Trigger) -> EventTimeTrigger:
         return replace(self, late=trigger)
 
     after_end_of_window = afterEndOfWindow
@@ -254,21 +275,21 @@ class ProcessingTimeTrigger(FlinkTrigger):
     """Fires when processing time passes the end of the window, then for every later element;
     ``early`` fires before that."""
 
-    early: Optional[Trigger] = None
+    early: Trigger | None = None
 
     @classmethod
-    def create(cls) -> "ProcessingTimeTrigger":
+    def create(cls) -> ProcessingTimeTrigger:
         return cls()
 
     @classmethod
-    def afterEndOfWindow(cls) -> "ProcessingTimeTrigger":
+    def afterEndOfWindow(cls) -> ProcessingTimeTrigger:
         return cls()
 
     @staticmethod
-    def afterFirstElement(delay) -> "ProcessingTimeAfterFirstElement":
+    def afterFirstElement(delay) -> ProcessingTimeAfterFirstElement:
         return ProcessingTimeAfterFirstElement(delay)
 
-    def withEarlyTrigger(self, trigger: Trigger) -> "ProcessingTimeTrigger":
+    def withEarlyTrigger(self, trigger: Trigger) -> ProcessingTimeTrigger:
         return replace(self, early=trigger)
 
     after_end_of_window = afterEndOfWindow
@@ -310,7 +331,7 @@ class ContinuousEventTimeTrigger(FlinkTrigger):
             raise ValueError("ContinuousEventTimeTrigger needs a positive interval")
 
     @classmethod
-    def of(cls, interval) -> "ContinuousEventTimeTrigger":
+    def of(cls, interval) -> ContinuousEventTimeTrigger:
         return cls(interval)
 
 
@@ -327,7 +348,7 @@ class ContinuousProcessingTimeTrigger(FlinkTrigger):
             raise ValueError("ContinuousProcessingTimeTrigger needs a positive interval")
 
     @classmethod
-    def of(cls, interval) -> "ContinuousProcessingTimeTrigger":
+    def of(cls, interval) -> ContinuousProcessingTimeTrigger:
         return cls(interval)
 
 
@@ -343,7 +364,7 @@ class DeltaTrigger(FlinkTrigger):
         check_delta("DeltaTrigger", self.threshold, self.fn)
 
     @classmethod
-    def of(cls, threshold: float, fn) -> "DeltaTrigger":
+    def of(cls, threshold: float, fn) -> DeltaTrigger:
         return cls(threshold, fn)
 
 
@@ -354,7 +375,7 @@ class PurgingTrigger(FlinkTrigger):
     trigger: Trigger
 
     @classmethod
-    def of(cls, trigger: Trigger) -> "PurgingTrigger":
+    def of(cls, trigger: Trigger) -> PurgingTrigger:
         return cls(trigger)
 
 
@@ -384,4 +405,3 @@ class Any(FlinkTrigger):
 
     def __post_init__(self):
         _triggers(self, at_least=1)
-

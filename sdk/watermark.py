@@ -14,15 +14,21 @@ watermark (``watermark_changes``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional, Sequence
 
 from panes.ir import io as ir
 from panes.timestamp import MIN_MICROS, Duration
 
 __all__ = [
-    "WatermarkStrategy", "to_ir", "running_maxima", "watermark_changes", "watermark_for_max",
-    "next_emission_point", "is_idle", "combine_input_watermarks",
+    "WatermarkStrategy",
+    "to_ir",
+    "running_maxima",
+    "watermark_changes",
+    "watermark_for_max",
+    "next_emission_point",
+    "is_idle",
+    "combine_input_watermarks",
 ]
 
 
@@ -37,7 +43,7 @@ class WatermarkStrategy:
     """
 
     max_out_of_orderness: Duration = Duration(0)
-    idle_timeout: Optional[Duration] = None
+    idle_timeout: Duration | None = None
     emit_every: int = 1
 
     def __post_init__(self):
@@ -48,23 +54,27 @@ class WatermarkStrategy:
             raise ValueError("WatermarkStrategy: max_out_of_orderness must not be negative")
         if self.idle_timeout is not None and self.idle_timeout.micros < 0:
             raise ValueError("WatermarkStrategy: idle_timeout must not be negative")
-        if isinstance(self.emit_every, bool) or not isinstance(self.emit_every, int) \
-                or self.emit_every < 1:
-            raise ValueError(f"WatermarkStrategy: emit_every must be a positive integer, "
-                             f"got {self.emit_every!r}")
+        if (
+            isinstance(self.emit_every, bool)
+            or not isinstance(self.emit_every, int)
+            or self.emit_every < 1
+        ):
+            raise ValueError(
+                f"WatermarkStrategy: emit_every must be a positive integer, got {self.emit_every!r}"
+            )
 
     @classmethod
-    def for_bounded_out_of_orderness(cls, max_delay) -> "WatermarkStrategy":
+    def for_bounded_out_of_orderness(cls, max_delay) -> WatermarkStrategy:
         return cls(max_out_of_orderness=max_delay)
 
     @classmethod
-    def for_monotonous_timestamps(cls) -> "WatermarkStrategy":
+    def for_monotonous_timestamps(cls) -> WatermarkStrategy:
         return cls()
 
-    def with_idleness(self, timeout) -> "WatermarkStrategy":
+    def with_idleness(self, timeout) -> WatermarkStrategy:
         return replace(self, idle_timeout=timeout)
 
-    def with_periodic_emission(self, every_n_records: int) -> "WatermarkStrategy":
+    def with_periodic_emission(self, every_n_records: int) -> WatermarkStrategy:
         return replace(self, emit_every=every_n_records)
 
     forBoundedOutOfOrderness = for_bounded_out_of_orderness
@@ -74,8 +84,11 @@ class WatermarkStrategy:
 
 def to_ir(strategy: WatermarkStrategy) -> ir.WatermarkStrategy:
     idle = strategy.idle_timeout
-    return ir.WatermarkStrategy(strategy.max_out_of_orderness.micros,
-                                None if idle is None else idle.micros, strategy.emit_every)
+    return ir.WatermarkStrategy(
+        strategy.max_out_of_orderness.micros,
+        None if idle is None else idle.micros,
+        strategy.emit_every,
+    )
 
 
 def watermark_for_max(max_timestamp: int, strategy: ir.WatermarkStrategy) -> int:
@@ -142,7 +155,7 @@ def is_idle(last_arrival_time: int, now: int, strategy: ir.WatermarkStrategy) ->
     return timeout is not None and now - last_arrival_time >= timeout
 
 
-def combine_input_watermarks(watermarks: Sequence[int], idle: Sequence[bool]) -> Optional[int]:
+def combine_input_watermarks(watermarks: Sequence[int], idle: Sequence[bool]) -> int | None:
     """The watermark of several inputs: the minimum over the active ones; None when every input
     is idle (the combined watermark then stays where it was)."""
     active = [w for w, is_idle_input in zip(watermarks, idle) if not is_idle_input]

@@ -17,9 +17,10 @@ from __future__ import annotations
 import copyreg
 import enum
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Iterable, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 from panes.ir.windowing import TimestampCombiner
 from panes.timestamp import (
@@ -34,10 +35,26 @@ from panes.timestamp import (
 from panes.utils.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 
 __all__ = [
-    "BoundedWindow", "IntervalWindow", "GlobalWindow", "GLOBAL_WINDOW",
-    "WindowFn", "NonMergingWindowFn", "GlobalWindows", "FixedWindows", "SlidingWindows",
-    "Sessions", "CountWindows", "TimestampCombiner", "PaneInfo", "PaneInfoTiming", "WindowedValue",
-    "TimestampedValue", "Timestamp", "Duration", "MIN_TIMESTAMP", "MAX_TIMESTAMP",
+    "BoundedWindow",
+    "IntervalWindow",
+    "GlobalWindow",
+    "GLOBAL_WINDOW",
+    "WindowFn",
+    "NonMergingWindowFn",
+    "GlobalWindows",
+    "FixedWindows",
+    "SlidingWindows",
+    "Sessions",
+    "CountWindows",
+    "TimestampCombiner",
+    "PaneInfo",
+    "PaneInfoTiming",
+    "WindowedValue",
+    "TimestampedValue",
+    "Timestamp",
+    "Duration",
+    "MIN_TIMESTAMP",
+    "MAX_TIMESTAMP",
 ]
 
 
@@ -193,9 +210,11 @@ class PaneInfo(NamedTuple):
     nonspeculative_index: int
 
     def __repr__(self) -> str:
-        return (f"PaneInfo(first: {self.is_first!r}, last: {self.is_last!r}, timing: "
-                f"{self.timing.value}, index: {self.index}, nonspeculative_index: "
-                f"{self.nonspeculative_index})")
+        return (
+            f"PaneInfo(first: {self.is_first!r}, last: {self.is_last!r}, timing: "
+            f"{self.timing.value}, index: {self.index}, nonspeculative_index: "
+            f"{self.nonspeculative_index})"
+        )
 
 
 PANE_NO_FIRING = PaneInfo(True, True, PaneInfoTiming.UNKNOWN, 0, 0)
@@ -216,8 +235,9 @@ class WindowedValue(_WindowedValueFields):
     __slots__ = ()
 
     def __new__(cls, value, timestamp, windows, pane_info=PANE_NO_FIRING):
-        return tuple.__new__(cls, (value, Timestamp.of(timestamp).micros, tuple(windows),
-                                   pane_info))
+        return tuple.__new__(
+            cls, (value, Timestamp.of(timestamp).micros, tuple(windows), pane_info)
+        )
 
     @property
     def timestamp(self) -> Timestamp:
@@ -228,8 +248,13 @@ class WindowedValue(_WindowedValueFields):
 
     def __repr__(self) -> str:
         micros = self[1]
-        timestamp = ("MIN_TIMESTAMP" if micros == MIN_MICROS else "MAX_TIMESTAMP"
-                     if micros == MAX_MICROS else micros / MICROS_PER_SECOND)
+        timestamp = (
+            "MIN_TIMESTAMP"
+            if micros == MIN_MICROS
+            else "MAX_TIMESTAMP"
+            if micros == MAX_MICROS
+            else micros / MICROS_PER_SECOND
+        )
         return f"({self[0]!r}, {timestamp}, {self[2]}, {self[3]!r})"
 
 
@@ -263,16 +288,19 @@ class TimestampedValue:
     def __init__(self, value, timestamp):
         self.value = value
         # Whole seconds, the common case, without a call: Maps make one of these per element.
-        self.timestamp_micros = (timestamp * MICROS_PER_SECOND if type(timestamp) is int
-                                 else to_micros(timestamp))
+        self.timestamp_micros = (
+            timestamp * MICROS_PER_SECOND if type(timestamp) is int else to_micros(timestamp)
+        )
 
     @property
     def timestamp(self) -> Timestamp:
         return Timestamp(micros=self.timestamp_micros)
 
     def __eq__(self, other):
-        return (isinstance(other, TimestampedValue)
-                and (self.value, self.timestamp_micros) == (other.value, other.timestamp_micros))
+        return isinstance(other, TimestampedValue) and (self.value, self.timestamp_micros) == (
+            other.value,
+            other.timestamp_micros,
+        )
 
     def __hash__(self):
         return hash((self.value, self.timestamp))
@@ -388,14 +416,17 @@ class SlidingWindows(WindowFn):
         offset = as_duration(self, "offset")
         if size <= 0 or period <= 0:
             raise ValueError(
-                f"SlidingWindows needs a positive size and period, got {self.size}/{self.period}")
+                f"SlidingWindows needs a positive size and period, got {self.size}/{self.period}"
+            )
         object.__setattr__(self, "offset", Duration(micros=offset % period))
 
     def assign(self, context):
         ts, size, period = context.timestamp_micros, self.size.micros, self.period.micros
         last_start = ts - (ts - self.offset.micros) % period
-        return [interval_window((start, start + size))
-                for start in range(last_start, ts - size, -period)]
+        return [
+            interval_window((start, start + size))
+            for start in range(last_start, ts - size, -period)
+        ]
 
 
 @dataclass(frozen=True)
@@ -428,7 +459,7 @@ class CountWindows(WindowFn):
     """
 
     size: int
-    slide: Optional[int] = None
+    slide: int | None = None
 
     def __post_init__(self):
         for name in ("size", "slide"):
@@ -501,14 +532,14 @@ class SessionSlots:
             slots = self.slots
             slots[low] = merge_slots(slots[low:high])
             ends[low] = ends[high - 1]
-            del starts[low + 1:high], ends[low + 1:high], slots[low + 1:high]
+            del starts[low + 1 : high], ends[low + 1 : high], slots[low + 1 : high]
         if start < starts[low]:
             starts[low] = start
         if end > ends[low]:
             ends[low] = end
         return low
 
-    def merge_from(self, other: "SessionSlots", merge_slots) -> None:
+    def merge_from(self, other: SessionSlots, merge_slots) -> None:
         """Joins ``other``'s sessions and slots into these."""
         slots = self.slots
         for start, end, slot in zip(other.starts, other.ends, other.slots):

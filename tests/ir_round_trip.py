@@ -12,6 +12,7 @@ def through_json(value, hint):
 
 def set_in(path: tuple, value):
     """An edit of IR JSON data: sets the item at ``path`` (keys and indexes) to ``value``."""
+
     def change(data):
         target = data
         for key in path[:-1]:

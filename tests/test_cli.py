@@ -76,12 +76,16 @@ def test_ir_json_is_the_ir_runners_read(pipeline_file, capsys):
     assert document["version"] == IR_VERSION
     assert document["nodes"]["Sum"]["kind"] == "combine_per_key"
     assert document["pcollections"]["WindowInto(FixedWindows).main"]["windowing"]["window_fn"] == {
-        "kind": "fixed_windows", "size": 60_000_000, "offset": 0}
+        "kind": "fixed_windows",
+        "size": 60_000_000,
+        "offset": 0,
+    }
 
 
 @pytest.mark.parametrize("runner_name", ["direct", "spark", "SparkRunner"])
-def test_run_executes_the_pipeline_on_the_chosen_runner(pipeline_file, tmp_path, runner_name,
-                                                        spark, capsys):
+def test_run_executes_the_pipeline_on_the_chosen_runner(
+    pipeline_file, tmp_path, runner_name, spark, capsys
+):
     assert main(["run", str(pipeline_file), "--runner", runner_name]) == 0
     shards = sorted(tmp_path.glob("out-*-of-*"))
     assert sorted(line for shard in shards for line in shard.read_text().split()) == ["a=4", "b=2"]
@@ -91,15 +95,19 @@ def test_run_executes_the_pipeline_on_the_chosen_runner(pipeline_file, tmp_path,
 
 
 def test_run_of_a_script_passes_its_arguments_and_reports_outputs_and_metrics(
-        script_file, tmp_path, capsys):
+    script_file, tmp_path, capsys
+):
     output = tmp_path / "counts"
     assert main(["run", str(script_file), "--output", str(output), "--runner=DirectRunner"]) == 0
-    assert sorted((tmp_path / "counts-00000-of-00001").read_text().splitlines()) == [
-        "a: 2", "b: 1"]
+    assert sorted((tmp_path / "counts-00000-of-00001").read_text().splitlines()) == ["a: 2", "b: 1"]
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{script_file}: DONE on the direct runner in ")
-    assert out[1:] == ["wrote:", f"  {output}-00000-of-00001 (2 lines)", "metrics:",
-                       "  Count: script.lines = 2"]
+    assert out[1:] == [
+        "wrote:",
+        f"  {output}-00000-of-00001 (2 lines)",
+        "metrics:",
+        "  Count: script.lines = 2",
+    ]
 
 
 def test_graph_draws_transforms_composites_and_windowing_as_dot(script_file, tmp_path, capsys):
@@ -114,12 +122,15 @@ def test_graph_draws_transforms_composites_and_windowing_as_dot(script_file, tmp
 
 def test_graph_labels_an_edge_with_its_collection_windowing(pipeline_file, capsys):
     assert main(["graph", str(pipeline_file)]) == 0
-    assert ('"WindowInto(FixedWindows)" -> "Sum" [label="FixedWindows(60s)"];'
-            in capsys.readouterr().out)
+    assert (
+        '"WindowInto(FixedWindows)" -> "Sum" [label="FixedWindows(60s)"];'
+        in capsys.readouterr().out
+    )
 
 
-@pytest.mark.skipif(shutil.which("dot") is None,
-                    reason="Graphviz's dot is not installed (apt-get install graphviz)")
+@pytest.mark.skipif(
+    shutil.which("dot") is None, reason="Graphviz's dot is not installed (apt-get install graphviz)"
+)
 @pytest.mark.parametrize("fmt, magic", [("svg", b"<?xml"), ("png", b"\x89PNG")])
 def test_graph_renders_svg_and_png_with_graphviz(pipeline_file, tmp_path, fmt, magic):
     target = tmp_path / f"pipeline.{fmt}"

@@ -5,19 +5,18 @@ from __future__ import annotations
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.ir.io import CaptureSink
+from panes.metrics import metrics_cell_scope, reset_metrics_scope
+from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
+from panes.runners.fusion import CHUNK, Chain, Chunk, ParDoStage, WindowStage, boxing_sink
+from panes.runners.replay import as_streams, key_value, key_values, replay_grouping
+from panes.runners.sources import source_stream, test_stream_stream
 from panes.timestamp import MAX_MICROS
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
+from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing import window_fn_kinds
 from panes.windowing.engine import WindowingEngine
-from panes.runners.sources import source_stream, test_stream_stream
-from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
-from panes.runners.fusion import CHUNK, Chain, Chunk, ParDoStage, WindowStage, boxing_sink
-from panes.metrics import metrics_cell_scope, reset_metrics_scope
-from panes.runners.replay import as_streams, key_value, key_values, replay_grouping
-
 
 
 def run_source(node, inputs, ctx):
@@ -35,7 +34,7 @@ class PendingStream:
     def __init__(self, stream: list, stages: tuple = ()):
         self.stream, self.stages = stream, stages
 
-    def then(self, stage) -> "PendingStream":
+    def then(self, stage) -> PendingStream:
         return PendingStream(self.stream, (*self.stages, stage))
 
     def events(self, ctx) -> list:
@@ -66,7 +65,7 @@ class PendingStream:
                     continue
                 chain.start_bundle()
                 for start in range(0, len(event.elements), CHUNK):
-                    elements = event.elements[start:start + CHUNK]
+                    elements = event.elements[start : start + CHUNK]
                     chain.push(Chunk.of([()] * len(elements), elements))
                 chain.finish_bundle(lambda index: ())
                 if bundle_done is not None:
@@ -85,13 +84,23 @@ def run_par_do(node, inputs, ctx):
     resolver = None
     if node.side_inputs:
         resolver = SideInputResolver(
-            node.id, node.side_inputs, [elements_of(ctx.stream(s.pcollection)) for s in node.side_inputs],
-            [window_fn_kinds.from_ir(ctx.window_fn(s.pcollection)) for s in node.side_inputs])
+            node.id,
+            node.side_inputs,
+            [elements_of(ctx.stream(s.pcollection)) for s in node.side_inputs],
+            [window_fn_kinds.from_ir(ctx.window_fn(s.pcollection)) for s in node.side_inputs],
+        )
     if len(node.outputs) == 1:
         stage = lambda: ParDoStage(node.id, payload, resolver)  # noqa: E731
         return {tag: as_pending(inputs[0]).then(stage) for tag in node.outputs}
-    runner = DoFnRunner(node.id, payload["fn"], payload["args"], payload["kwargs"],
-                        payload["main_tag"], payload["output_tags"], resolver)
+    runner = DoFnRunner(
+        node.id,
+        payload["fn"],
+        payload["args"],
+        payload["kwargs"],
+        payload["main_tag"],
+        payload["output_tags"],
+        resolver,
+    )
     outputs = {tag: [] for tag in node.outputs}
     with ctx.metrics_for(node.id):
         runner.setup()
@@ -139,10 +148,12 @@ def _run_grouping(node, inputs, ctx, aggregation):
         for wv in event.elements:
             key, value = key_value(label, kind, wv.value)
             elements.setdefault(key, []).append(
-                ((event.step,), value, wv.timestamp_micros, wv.windows, wv.pane_info))
+                ((event.step,), value, wv.timestamp_micros, wv.windows, wv.pane_info)
+            )
     with ctx.metrics_for(label):
-        replay = replay_grouping(WindowingEngine(strategy, aggregation), elements, watermarks,
-                                 ctx.clock.events)
+        replay = replay_grouping(
+            WindowingEngine(strategy, aggregation), elements, watermarks, ctx.clock.events
+        )
     replay.counters.report(ctx.metrics, label)
     main, late = as_streams(replay, steps | {event.step for event in ctx.clock.events})
     return _grouping_outputs(node, main, late)
@@ -188,18 +199,28 @@ def _grouping_outputs(node, main, late):
 
 def run_flatten(node, inputs, ctx):
     """Merges bundles of the same step; the watermark is the minimum over the active inputs."""
-    bundles = [Bundle(step, [wv for _, e in events if isinstance(e, Bundle) for wv in e.elements])
-               for step, events in by_step(inputs)]
+    bundles = [
+        Bundle(step, [wv for _, e in events if isinstance(e, Bundle) for wv in e.elements])
+        for step, events in by_step(inputs)
+    ]
     watermarks = merged_watermarks(inputs)
-    return {"main": sorted([b for b in bundles if b.elements] + watermarks,
-                           key=lambda e: (e.step, isinstance(e, Watermark)))}
+    return {
+        "main": sorted(
+            [b for b in bundles if b.elements] + watermarks,
+            key=lambda e: (e.step, isinstance(e, Watermark)),
+        )
+    }
 
 
 def run_write(node, inputs, ctx):
     sink = node.payload["sink"]
     if isinstance(sink, CaptureSink):
-        ctx.captures[sink.capture_id] = [(event.step, wv) for event in inputs[0]
-                                         if isinstance(event, Bundle) for wv in event.elements]
+        ctx.captures[sink.capture_id] = [
+            (event.step, wv)
+            for event in inputs[0]
+            if isinstance(event, Bundle)
+            for wv in event.elements
+        ]
         return {}
     elements = elements_of(inputs[0])
     try:
@@ -215,8 +236,13 @@ def run_write(node, inputs, ctx):
 FUSING = {"par_do", "assign_windows", "group_by_key", "combine_per_key"}
 
 EXECUTORS = {
-    "create": run_source, "read": run_source, "test_stream": run_test_stream,
-    "par_do": run_par_do, "assign_windows": run_assign_windows,
-    "group_by_key": run_group_by_key, "combine_per_key": run_combine_per_key,
-    "flatten": run_flatten, "write": run_write,
+    "create": run_source,
+    "read": run_source,
+    "test_stream": run_test_stream,
+    "par_do": run_par_do,
+    "assign_windows": run_assign_windows,
+    "group_by_key": run_group_by_key,
+    "combine_per_key": run_combine_per_key,
+    "flatten": run_flatten,
+    "write": run_write,
 }

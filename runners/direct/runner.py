@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
-from panes.runners.runner import PipelineResult
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.direct.executors import EXECUTORS, FUSING, PendingStream
+from panes.runners.runner import PipelineResult
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock, read_source
 
 
@@ -20,8 +20,9 @@ class ExecutionContext:
         self.uses = {pcollection: len(ir.consumers(pcollection)) for pcollection in ir.pcollections}
         self.metrics = MetricsContainer()
         self.captures: dict = {}
-        self.sources = {node.id: read_source(node) for node in ir.nodes.values()
-                        if node.kind in SOURCE_KINDS}
+        self.sources = {
+            node.id: read_source(node) for node in ir.nodes.values() if node.kind in SOURCE_KINDS
+        }
         self.clock = ProcessingClock(ir, self.sources)
 
     def stream(self, pcollection_id, fusing: bool = False):
@@ -53,8 +54,9 @@ class DirectRunner:
         with cycle_collection_paused():
             ctx = ExecutionContext(ir)
             for node in ir.nodes.values():
-                inputs = [ctx.stream(pcollection, node.kind in FUSING)
-                          for pcollection in node.inputs]
+                inputs = [
+                    ctx.stream(pcollection, node.kind in FUSING) for pcollection in node.inputs
+                ]
                 outputs = EXECUTORS[node.kind](node, inputs, ctx)
                 for tag, pcollection in node.outputs.items():
                     ctx.streams[pcollection] = outputs.get(tag, [])
@@ -62,4 +64,3 @@ class DirectRunner:
                 if not uses:
                     ctx.stream(pcollection)  # nothing reads it, but its transforms still run
         return PipelineResult(ctx.metrics, ctx.captures)
-

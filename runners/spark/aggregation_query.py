@@ -25,9 +25,9 @@ from panes.ir import io
 from panes.ir import windowing as ir
 from panes.ir.codec import lift
 from panes.ir.rows import BuiltinCombine
+from panes.runners.spark.errors import transported
 from panes.transforms.group_by import missing_value_message
 from panes.transforms.timestamps import TimestampFromField
-from panes.runners.spark.errors import transported
 
 # A source position (FIRST_STEP, partition, index) packed in one long, as Spark's
 # monotonically_increasing_id packs a DataFrame's (partition, row): the index in the low bits.
@@ -52,17 +52,23 @@ def build_query(aggregation, session, exact: bool = False):
     if not _types_fit(aggregation, types):
         return None
     required = functools.partial(_required, nullable)
-    micros = _micros(required(aggregation.timestamp_field, _timestamp_error(aggregation)),
-                     types[aggregation.timestamp_field])
+    micros = _micros(
+        required(aggregation.timestamp_field, _timestamp_error(aggregation)),
+        types[aggregation.timestamp_field],
+    )
     time, window_fn = F.timestamp_micros(micros), aggregation.strategy.window_fn
     keys = [_column(name).alias(f"key{i}") for i, name in enumerate(aggregation.key_fields)]
-    partials = [_partials(aggregation, a, required, types, exact)
-                for a in aggregation.aggregations]
+    partials = [_partials(aggregation, a, required, types, exact) for a in aggregation.aggregations]
     names = [[f"partial{i}_{j}" for j in range(len(p))] for i, p in enumerate(partials)]
-    per_row = [aggregate.alias(name) for p, ns in zip(partials, names)
-               for (aggregate, _), name in zip(p, ns)]
-    results = [_result(a.combine, ns).alias(f"aggregate{i}")
-               for i, (a, ns) in enumerate(zip(aggregation.aggregations, names))]
+    per_row = [
+        aggregate.alias(name)
+        for p, ns in zip(partials, names)
+        for (aggregate, _), name in zip(p, ns)
+    ]
+    results = [
+        _result(a.combine, ns).alias(f"aggregate{i}")
+        for i, (a, ns) in enumerate(zip(aggregation.aggregations, names))
+    ]
     if _by_slices(window_fn):
         return _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results)
     if isinstance(window_fn, ir.Sessions):
@@ -74,16 +80,26 @@ def build_query(aggregation, session, exact: bool = False):
         period = window_fn.size if isinstance(window_fn, ir.FixedWindows) else window_fn.period
         window = _window(time, window_fn.size, period, window_fn.offset)
         end_shift = 0
-    return (frame.groupBy(*keys, window.alias("window"))
-            .agg(*per_row, F.min(POSITION).alias("first"))
-            .select(*_key_names(keys), F.unix_micros("window.start").alias("start"),
-                    (F.unix_micros("window.end") + end_shift).alias("end"), *results, "first"))
+    return (
+        frame.groupBy(*keys, window.alias("window"))
+        .agg(*per_row, F.min(POSITION).alias("first"))
+        .select(
+            *_key_names(keys),
+            F.unix_micros("window.start").alias("start"),
+            (F.unix_micros("window.end") + end_shift).alias("end"),
+            *results,
+            "first",
+        )
+    )
 
 
 def _by_slices(window_fn) -> bool:
     """Whether ``window_fn`` slides by a period that divides its size into several slices."""
-    return (isinstance(window_fn, ir.SlidingWindows) and window_fn.period < window_fn.size
-            and window_fn.size % window_fn.period == 0)
+    return (
+        isinstance(window_fn, ir.SlidingWindows)
+        and window_fn.period < window_fn.size
+        and window_fn.size % window_fn.period == 0
+    )
 
 
 def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results):
@@ -95,24 +111,34 @@ def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, r
     size, period = window_fn.size, window_fn.period
     key_names = _key_names(keys)
     partial_names = [name for ns in names for name in ns]
-    slices = (frame.groupBy(*keys, _window(time, period, period, window_fn.offset)
-                            .alias("slice"))
-              .agg(*per_row, F.min(POSITION).alias("first")))
-    copies = (slices.select(*key_names, *partial_names, "first",
-                            F.unix_micros("slice.start").alias("slice_start"),
-                            F.explode(F.sequence(F.lit(0), F.lit(size // period - 1))).alias("k"))
-              .withColumn("start", F.col("slice_start") - F.col("k") * period))
-    combined = [combine(name).alias(name) for p, ns in zip(partials, names)
-                for (_, combine), name in zip(p, ns)]
-    return (copies.groupBy(*key_names, "start").agg(*combined, F.min("first").alias("first"))
-            .select(*key_names, "start", (F.col("start") + size).alias("end"), *results, "first"))
+    slices = frame.groupBy(
+        *keys, _window(time, period, period, window_fn.offset).alias("slice")
+    ).agg(*per_row, F.min(POSITION).alias("first"))
+    copies = slices.select(
+        *key_names,
+        *partial_names,
+        "first",
+        F.unix_micros("slice.start").alias("slice_start"),
+        F.explode(F.sequence(F.lit(0), F.lit(size // period - 1))).alias("k"),
+    ).withColumn("start", F.col("slice_start") - F.col("k") * period)
+    combined = [
+        combine(name).alias(name)
+        for p, ns in zip(partials, names)
+        for (_, combine), name in zip(p, ns)
+    ]
+    return (
+        copies.groupBy(*key_names, "start")
+        .agg(*combined, F.min("first").alias("first"))
+        .select(*key_names, "start", (F.col("start") + size).alias("end"), *results, "first")
+    )
 
 
 def _window(time, size: int, period: int, offset: int):
     from pyspark.sql import functions as F
 
-    return F.window(time, f"{size} microseconds", f"{period} microseconds",
-                    f"{offset} microseconds")
+    return F.window(
+        time, f"{size} microseconds", f"{period} microseconds", f"{offset} microseconds"
+    )
 
 
 def _key_names(keys) -> list:
@@ -120,8 +146,15 @@ def _key_names(keys) -> list:
 
 
 def _fields(aggregation) -> tuple:
-    return tuple(dict.fromkeys((*aggregation.key_fields, aggregation.timestamp_field,
-                                *(a.field for a in aggregation.aggregations))))
+    return tuple(
+        dict.fromkeys(
+            (
+                *aggregation.key_fields,
+                aggregation.timestamp_field,
+                *(a.field for a in aggregation.aggregations),
+            )
+        )
+    )
 
 
 def _input(aggregation, session):
@@ -145,10 +178,14 @@ def _dataframe_input(source, fields):
     schema = {field.name: field for field in frame.schema.fields}
     if not set(fields) <= set(schema) or len(schema) != len(frame.schema.fields):
         return None
-    positioned = frame.select(*map(_column, fields),
-                              F.monotonically_increasing_id().alias(POSITION))
-    return (positioned, {name: schema[name].dataType for name in fields},
-            {name: schema[name].nullable for name in fields})
+    positioned = frame.select(
+        *map(_column, fields), F.monotonically_increasing_id().alias(POSITION)
+    )
+    return (
+        positioned,
+        {name: schema[name].dataType for name in fields},
+        {name: schema[name].nullable for name in fields},
+    )
 
 
 def _parquet_input(source, fields, session):
@@ -178,10 +215,15 @@ def _parquet_input(source, fields, session):
             nullable[name] = nullable[name] or _may_hold_nulls(metadata, name)
     schema = T.StructType([T.StructField(name, types[name]) for name in fields])
     try:
-        frames = [session.read.schema(schema).parquet(path).select(
-            *map(_column, fields),
-            (F.lit(index << INDEX_BITS) + F.col("_metadata.row_index")).alias(POSITION))
-            for index, path in enumerate(paths)]
+        frames = [
+            session.read.schema(schema)
+            .parquet(path)
+            .select(
+                *map(_column, fields),
+                (F.lit(index << INDEX_BITS) + F.col("_metadata.row_index")).alias(POSITION),
+            )
+            for index, path in enumerate(paths)
+        ]
     except AnalysisException:  # e.g. a file gone since: the ordinary plan reports it
         return None
     return functools.reduce(lambda a, b: a.unionAll(b), frames), types, nullable
@@ -205,10 +247,17 @@ def _spark_type(arrow_type):
         arrow_type = arrow_type.value_type
     if pa.types.is_timestamp(arrow_type):  # stored adjusted to UTC, in a unit Spark reads
         return T.TimestampType() if arrow_type.tz and arrow_type.unit != "ns" else None
-    return {pa.int8(): T.ByteType(), pa.int16(): T.ShortType(), pa.int32(): T.IntegerType(),
-            pa.int64(): T.LongType(), pa.float32(): T.FloatType(), pa.float64(): T.DoubleType(),
-            pa.string(): T.StringType(), pa.large_string(): T.StringType(),
-            pa.bool_(): T.BooleanType()}.get(arrow_type)
+    return {
+        pa.int8(): T.ByteType(),
+        pa.int16(): T.ShortType(),
+        pa.int32(): T.IntegerType(),
+        pa.int64(): T.LongType(),
+        pa.float32(): T.FloatType(),
+        pa.float64(): T.DoubleType(),
+        pa.string(): T.StringType(),
+        pa.large_string(): T.StringType(),
+        pa.bool_(): T.BooleanType(),
+    }.get(arrow_type)
 
 
 def _may_hold_nulls(metadata, name: str) -> bool:
@@ -233,20 +282,28 @@ def _types_fit(aggregation, types: dict) -> bool:
     integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
     numeric = (*integral, T.FloatType, T.DoubleType)
     ordered = (*numeric, T.StringType, T.BooleanType)
-    by_combine = {BuiltinCombine.SUM: numeric, BuiltinCombine.MEAN: numeric,
-                  BuiltinCombine.MIN: ordered, BuiltinCombine.MAX: ordered}
+    by_combine = {
+        BuiltinCombine.SUM: numeric,
+        BuiltinCombine.MEAN: numeric,
+        BuiltinCombine.MIN: ordered,
+        BuiltinCombine.MAX: ordered,
+    }
 
     def fits(name, accepted):
         # Exactly: a collated string, say, is a StringType that compares unlike Python.
         data_type = types[name]
-        return type(data_type) in accepted and (type(data_type) is not T.StringType
-                                                or data_type == T.StringType())
+        return type(data_type) in accepted and (
+            type(data_type) is not T.StringType or data_type == T.StringType()
+        )
 
-    return (all(fits(name, (*integral, T.StringType, T.BooleanType))
-                for name in aggregation.key_fields)
-            and fits(aggregation.timestamp_field, (*numeric, T.TimestampType))
-            and all(a.combine is BuiltinCombine.COUNT or fits(a.field, by_combine[a.combine])
-                    for a in aggregation.aggregations))
+    return (
+        all(fits(name, (*integral, T.StringType, T.BooleanType)) for name in aggregation.key_fields)
+        and fits(aggregation.timestamp_field, (*numeric, T.TimestampType))
+        and all(
+            a.combine is BuiltinCombine.COUNT or fits(a.field, by_combine[a.combine])
+            for a in aggregation.aggregations
+        )
+    )
 
 
 def _column(name: str):
@@ -299,8 +356,12 @@ def _partials(aggregation, field_aggregation, required, types: dict, exact: bool
     count = (F.count(F.lit(1)), F.sum)
     if combine is BuiltinCombine.COUNT:
         return [count]
-    column = required(field_aggregation.field, UserCodeError(
-        aggregation.combine_label, None, ValueError(missing_value_message(field_aggregation))))
+    column = required(
+        field_aggregation.field,
+        UserCodeError(
+            aggregation.combine_label, None, ValueError(missing_value_message(field_aggregation))
+        ),
+    )
     if combine in (BuiltinCombine.SUM, BuiltinCombine.MEAN):
         total = _sum(column, types[field_aggregation.field], exact)
         return [total, count] if combine is BuiltinCombine.MEAN else [total]

@@ -19,20 +19,24 @@ from bisect import bisect_right
 from itertools import islice
 
 from panes.io.commit import write_and_publish
-from panes.io.filesystem import CompressionTypes
 from panes.io.files import shard_names
+from panes.io.filesystem import CompressionTypes
 from panes.io.parquet import ParquetSink, record_batch
+from panes.io.text import TextSink, encoded_lines
 from panes.ir import io as ir
 from panes.ir.codec import lift
-from panes.io.text import TextSink, encoded_lines
 from panes.runners.fusion import CHUNK
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.serializer import worker_output
 
 SAMPLES_PER_SHARD = 20  # positions sampled per shard to cut the range partitions
-_SPARK_TEXT_CODECS = {CompressionTypes.UNCOMPRESSED: "none", CompressionTypes.GZIP: "gzip",
-                      CompressionTypes.BZIP2: "bzip2", CompressionTypes.ZSTD: "zstd"}
+_SPARK_TEXT_CODECS = {
+    CompressionTypes.UNCOMPRESSED: "none",
+    CompressionTypes.GZIP: "gzip",
+    CompressionTypes.BZIP2: "bzip2",
+    CompressionTypes.ZSTD: "zstd",
+}
 
 
 def plan_file_write(node, collection, plan) -> None:
@@ -65,8 +69,11 @@ class _TextForm:
         return (encoded_lines(self.label, values),)
 
     def save(self, frame, path: str) -> None:
-        (frame.selectExpr("cast(row as string) as value").write
-         .option("compression", _SPARK_TEXT_CODECS[self.compression]).text(path))
+        (
+            frame.selectExpr("cast(row as string) as value")
+            .write.option("compression", _SPARK_TEXT_CODECS[self.compression])
+            .text(path)
+        )
 
     def empty_shard(self) -> bytes:
         return _compressed(self.sink.header_bytes(), self.compression)
@@ -80,18 +87,25 @@ class _ParquetForm:
         from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
         self.sink, self.label = sink, label
-        self.schema = sink.schema_for(label, [] if sink.schema is not None
-                                      else _sample(collection, plan, label))
+        self.schema = sink.schema_for(
+            label, [] if sink.schema is not None else _sample(collection, plan, label)
+        )
         try:
             self.spark_schema = from_arrow_schema(self.schema)
         except TypeError as error:
             from panes.errors import UserCodeError
 
-            raise UserCodeError(label, None, TypeError(
-                f"Spark cannot write the Parquet schema {self.schema} ({error}); give "
-                f"WriteToParquet a schema of types Spark supports")) from error
-        self.arrow_schema = to_arrow_schema(self.spark_schema, timezone="UTC",
-                                            prefers_large_types=False)
+            raise UserCodeError(
+                label,
+                None,
+                TypeError(
+                    f"Spark cannot write the Parquet schema {self.schema} ({error}); give "
+                    f"WriteToParquet a schema of types Spark supports"
+                ),
+            ) from error
+        self.arrow_schema = to_arrow_schema(
+            self.spark_schema, timezone="UTC", prefers_large_types=False
+        )
 
     def first_rows(self) -> list:
         return []
@@ -122,8 +136,9 @@ class _ParquetForm:
         before = conf.get(setting)
         conf.set(setting, "TIMESTAMP_MICROS")
         try:
-            frame.mapInArrow(decoded, self.spark_schema).write.option("compression", codec) \
-                .parquet(path)
+            frame.mapInArrow(decoded, self.spark_schema).write.option("compression", codec).parquet(
+                path
+            )
         finally:
             conf.set(setting, before)
 
@@ -186,8 +201,9 @@ def _pairs(collection, plan, name):
 def _shard_rows(plan, collection, sink, form, label) -> tuple:
     """The rows of each shard, a partition per shard, and the shard count."""
     if not sink.num_shards:
-        rows = collection.work().run(functools.partial(_Rows, form), plan.metrics_accumulator,
-                                     f"{label} (rows)")
+        rows = collection.work().run(
+            functools.partial(_Rows, form), plan.metrics_accumulator, f"{label} (rows)"
+        )
         return rows, rows.getNumPartitions()
     shards = sink.num_shards
     pairs = plan.persist(_pairs(collection, plan, f"{label} (positions)"))
@@ -200,7 +216,8 @@ def _shard_rows(plan, collection, sink, form, label) -> tuple:
             yield form.row(chunk)
 
     ordered = pairs.repartitionAndSortWithinPartitions(
-        shards, lambda position: bisect_right(bounds, position))
+        shards, lambda position: bisect_right(bounds, position)
+    )
     return worker_output(ordered.mapPartitions(worker_generator(rows))), shards
 
 
@@ -221,8 +238,9 @@ def _range_bounds(plan, pairs, shards: int, label: str) -> list:
         yield picked, seen + 1 if picked else 0
 
     samples = plan.action(label, pairs.mapPartitionsWithIndex(sample).collect)
-    weighted = sorted((position, count / len(picked)) for picked, count in samples
-                      for position in picked)
+    weighted = sorted(
+        (position, count / len(picked)) for picked, count in samples for position in picked
+    )
     total = sum(weight for _, weight in weighted)
     bounds, passed = [], 0.0
     for position, weight in weighted:
@@ -254,8 +272,11 @@ def _renames(fs, sink, form, prefix: str, temporary: str, shards: int) -> list:
 def _compressed(data: bytes, compression: str) -> bytes:
     import pyarrow as pa
 
-    codec = {CompressionTypes.GZIP: "gzip", CompressionTypes.BZIP2: "bz2",
-             CompressionTypes.ZSTD: "zstd"}.get(compression)
+    codec = {
+        CompressionTypes.GZIP: "gzip",
+        CompressionTypes.BZIP2: "bz2",
+        CompressionTypes.ZSTD: "zstd",
+    }.get(compression)
     if codec is None:
         return data
     out = pa.BufferOutputStream()

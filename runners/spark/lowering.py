@@ -31,16 +31,16 @@ from dataclasses import dataclass
 from panes.ir import io, rows
 from panes.ir import windowing as ir
 from panes.ir.model import Node
-from panes.timestamp import MAX_MICROS
-from panes.transforms.group_by import FieldsToRow
-from panes.window import interval_window, windowed_value
-from panes.windowing import window_fn_kinds
-from panes.windowing.batch import BATCH_PANE, is_batch_exact
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
 from panes.runners.spark.positions import key_prefix
 from panes.runners.spark.sources import reads_natively
+from panes.timestamp import MAX_MICROS
+from panes.transforms.group_by import FieldsToRow
+from panes.window import interval_window, windowed_value
+from panes.windowing import window_fn_kinds
+from panes.windowing.batch import BATCH_PANE, is_batch_exact
 
 SQL_AGGREGATION = "sql_aggregation"
 
@@ -79,8 +79,9 @@ def lower_aggregations(pipeline, session) -> tuple:
     nodes = {}
     for node in pipeline.nodes.values():
         if node.id in lowered:
-            nodes[node.id] = Node(node.id, SQL_AGGREGATION, (), node.outputs, (),
-                                  {"aggregation": lowered[node.id]})
+            nodes[node.id] = Node(
+                node.id, SQL_AGGREGATION, (), node.outputs, (), {"aggregation": lowered[node.id]}
+            )
         elif node.id not in replaced:
             nodes[node.id] = node
     return dataclasses.replace(pipeline, nodes=nodes), queries
@@ -96,35 +97,52 @@ def match_aggregation(pipeline, to_rows) -> SqlAggregation | None:
     windowing = keying and _sole_producer(pipeline, keying, "assign_windows")
     timestamping = windowing and _sole_producer(pipeline, windowing, "par_do")
     read = timestamping and _sole_producer(pipeline, timestamping, "read")
-    if read is None or not (_runs(keying, rows.KeyByFields)
-                            and _runs(timestamping, rows.TimestampFromField)):
+    if read is None or not (
+        _runs(keying, rows.KeyByFields) and _runs(timestamping, rows.TimestampFromField)
+    ):
         return None
     combine_fn = combine.payload["combine_fn"]
     if not isinstance(combine_fn, rows.AggregateFields) or combine.payload.get("late_output"):
         return None
     aggregations, keys = combine_fn.aggregations, to_rows.payload["fn"].key_fields
-    if (keying.payload["fn"] != rows.KeyByFields(keys, tuple(a.field for a in aggregations))
-            or to_rows.payload["fn"].output_names != tuple(a.output_name for a in aggregations)):
+    if keying.payload["fn"] != rows.KeyByFields(
+        keys, tuple(a.field for a in aggregations)
+    ) or to_rows.payload["fn"].output_names != tuple(a.output_name for a in aggregations):
         return None
     payload = read.payload
-    if (not reads_natively(read) or payload["watermark"] is not None
-            or payload["timestamp_fn"] is not None
-            or type(payload["source"]) not in (io.ParquetSource, io.DataFrameSource)):
+    if (
+        not reads_natively(read)
+        or payload["watermark"] is not None
+        or payload["timestamp_fn"] is not None
+        or type(payload["source"]) not in (io.ParquetSource, io.DataFrameSource)
+    ):
         return None
     strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
     if not _lowerable_windowing(strategy):
         return None
-    return SqlAggregation(payload["source"], timestamping.payload["fn"].field, strategy, keys,
-                          aggregations, timestamping.id, combine.id,
-                          (read.id, timestamping.id, windowing.id, keying.id, combine.id,
-                           to_rows.id))
+    return SqlAggregation(
+        payload["source"],
+        timestamping.payload["fn"].field,
+        strategy,
+        keys,
+        aggregations,
+        timestamping.id,
+        combine.id,
+        (read.id, timestamping.id, windowing.id, keying.id, combine.id, to_rows.id),
+    )
 
 
 def _runs(node, row_fn) -> bool:
     """Whether ``node`` is a plain single-output par_do of an IR ``row_fn``."""
     payload = node.payload
-    return (node.kind == "par_do" and type(payload["fn"]) is row_fn and len(node.outputs) == 1
-            and not node.side_inputs and not payload["args"] and not payload["kwargs"])
+    return (
+        node.kind == "par_do"
+        and type(payload["fn"]) is row_fn
+        and len(node.outputs) == 1
+        and not node.side_inputs
+        and not payload["args"]
+        and not payload["kwargs"]
+    )
 
 
 def _sole_producer(pipeline, node, kind):
@@ -140,8 +158,10 @@ def _sole_producer(pipeline, node, kind):
 
 def _lowerable_windowing(strategy) -> bool:
     window_fn = strategy.window_fn
-    if (not is_batch_exact(strategy)
-            or strategy.timestamp_combiner != ir.TimestampCombiner.OUTPUT_AT_EOW):
+    if (
+        not is_batch_exact(strategy)
+        or strategy.timestamp_combiner != ir.TimestampCombiner.OUTPUT_AT_EOW
+    ):
         return False
     if isinstance(window_fn, ir.FixedWindows):
         return True
@@ -175,20 +195,29 @@ def output_records(aggregation: SqlAggregation, table) -> list:
     key fields and outputs at the window's end, in the window's one pane (``BATCH_PANE``),
     at the position a grouping gives its key's outputs."""
     key_count = len(aggregation.key_fields)
-    table = table.sort_by([(f"key{i}", "ascending") for i in range(key_count)]
-                          + [("end", "ascending"), ("start", "ascending")])
+    table = table.sort_by(
+        [(f"key{i}", "ascending") for i in range(key_count)]
+        + [("end", "ascending"), ("start", "ascending")]
+    )
     columns = [column.to_pylist() for column in table.columns]
     keys = columns[0] if key_count == 1 else list(zip(*columns[:key_count]))
     starts, ends, firsts = columns[key_count], columns[key_count + 1], columns[-1]
-    outputs = list(zip(*[finished(a.combine, values) for a, values
-                         in zip(aggregation.aggregations, columns[key_count + 2:-1])]))
+    outputs = list(
+        zip(
+            *[
+                finished(a.combine, values)
+                for a, values in zip(aggregation.aggregations, columns[key_count + 2 : -1])
+            ]
+        )
+    )
     runs, run = [], 0  # each run of equal keys is one key's windows, in order
     for end_of_run in range(1, len(keys) + 1):
         if end_of_run == len(keys) or keys[end_of_run] != keys[run]:
             runs.append((min(firsts[run:end_of_run]), run, end_of_run))
             run = end_of_run
-    to_row = FieldsToRow(aggregation.key_fields,
-                         tuple(a.output_name for a in aggregation.aggregations)).fn
+    to_row = FieldsToRow(
+        aggregation.key_fields, tuple(a.output_name for a in aggregation.aggregations)
+    ).fn
     # Fixed and sliding windows repeat across keys: one windows tuple and pane per window.
     merging = window_fn_kinds.from_ir(aggregation.strategy.window_fn).is_merging()
     shared = {} if not merging else None
@@ -204,6 +233,10 @@ def output_records(aggregation: SqlAggregation, table) -> list:
                 windows_pane = ((window,), BATCH_PANE)
                 if shared is not None:
                     shared[(start, end)] = windows_pane
-            records.append(((*key_position, index),
-                            box((to_row((keys[row], outputs[row])), end - 1, *windows_pane))))
+            records.append(
+                (
+                    (*key_position, index),
+                    box((to_row((keys[row], outputs[row])), end - 1, *windows_pane)),
+                )
+            )
     return records

@@ -6,10 +6,7 @@ split by tag."""
 from __future__ import annotations
 
 from panes.ir.codec import lift
-from panes.windowing import window_fn_kinds
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
-from panes.transforms.dofn_runner import DoFnRunner
-from panes.transforms.side_inputs import SideInputResolver
 from panes.runners.eventlog import FIRST_STEP
 from panes.runners.fusion import ParDoStage, WindowStage
 from panes.runners.spark.collection import Collection
@@ -18,18 +15,23 @@ from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.side_inputs import side_input_values
+from panes.transforms.dofn_runner import DoFnRunner
+from panes.transforms.side_inputs import SideInputResolver
+from panes.windowing import window_fn_kinds
 
 
 def plan_par_do(node, inputs, plan) -> dict:
     payload = lift(node.payload)
     label, specs = node.id, node.side_inputs
-    side_values = (plan.broadcast([side_input_values(plan, spec, label) for spec in specs])
-                   if specs else None)
+    side_values = (
+        plan.broadcast([side_input_values(plan, spec, label) for spec in specs]) if specs else None
+    )
     side_window_fns = [window_fn_kinds.from_ir(plan.window_fn(s.pcollection)) for s in specs]
 
     def resolver():
-        return (SideInputResolver(label, specs, side_values.value, side_window_fns)
-                if specs else None)
+        return (
+            SideInputResolver(label, specs, side_values.value, side_window_fns) if specs else None
+        )
 
     source = inputs[0]
     if len(node.outputs) == 1:
@@ -47,8 +49,15 @@ def plan_par_do(node, inputs, plan) -> dict:
             finally:
                 reset_metrics_scope(token)
 
-        runner = DoFnRunner(label, payload["fn"], payload["args"], payload["kwargs"],
-                            payload["main_tag"], payload["output_tags"], resolver())
+        runner = DoFnRunner(
+            label,
+            payload["fn"],
+            payload["args"],
+            payload["kwargs"],
+            payload["main_tag"],
+            payload["output_tags"],
+            resolver(),
+        )
         scoped(runner.setup)
         scoped(runner.start_bundle)
         step = FIRST_STEP
@@ -62,10 +71,16 @@ def plan_par_do(node, inputs, plan) -> dict:
         report(accumulator, loop, partition, container)
 
     tagged = plan.persist(
-        worker_output(source.rdd.mapPartitionsWithIndex(worker_generator(run))).setName(label))
-    return {tag: Collection(
-        worker_output(tagged.filter(_has_tag(tag)).map(_untagged)).setName(f"{label}.{tag}"),
-        source.timeline, source.step) for tag in node.outputs}
+        worker_output(source.rdd.mapPartitionsWithIndex(worker_generator(run))).setName(label)
+    )
+    return {
+        tag: Collection(
+            worker_output(tagged.filter(_has_tag(tag)).map(_untagged)).setName(f"{label}.{tag}"),
+            source.timeline,
+            source.step,
+        )
+        for tag in node.outputs
+    }
 
 
 def _untagged(record):
@@ -78,5 +93,8 @@ def _has_tag(tag):
 
 def plan_assign_windows(node, inputs, plan) -> dict:
     label, window_fn = node.id, plan.window_fn(node.outputs["main"])
-    return {"main": inputs[0].then(lambda: WindowStage(label, window_fn), plan.metrics_accumulator,
-                                   label)}
+    return {
+        "main": inputs[0].then(
+            lambda: WindowStage(label, window_fn), plan.metrics_accumulator, label
+        )
+    }

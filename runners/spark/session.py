@@ -17,7 +17,8 @@ DEFAULT_MASTER = "local[*, 4]"
 QUIET_LOGGING = Path(__file__).with_name("log4j2.properties")
 _INSTALL_HINT = (
     "install a JDK 17 or newer (e.g. `sudo apt-get install openjdk-17-jre-headless`, or "
-    "https://adoptium.net) and put it on PATH or point JAVA_HOME at it")
+    "https://adoptium.net) and put it on PATH or point JAVA_HOME at it"
+)
 
 
 def java_version() -> int:
@@ -25,11 +26,13 @@ def java_version() -> int:
     home = os.environ.get("JAVA_HOME")
     java = os.path.join(home, "bin", "java") if home else shutil.which("java")
     if not java or not os.path.exists(java):
-        raise RunnerError(f"the Spark runner needs Java {MIN_JAVA}+, but no `java` was found: "
-                          f"{_INSTALL_HINT}")
+        raise RunnerError(
+            f"the Spark runner needs Java {MIN_JAVA}+, but no `java` was found: {_INSTALL_HINT}"
+        )
     try:
-        banner = subprocess.run([java, "-version"], capture_output=True, text=True,
-                                timeout=30).stderr
+        banner = subprocess.run(
+            [java, "-version"], capture_output=True, text=True, timeout=30
+        ).stderr
     except (OSError, subprocess.SubprocessError) as error:
         raise RunnerError(f"could not run {java} -version ({error}): {_INSTALL_HINT}") from error
     return parse_java_version(banner)
@@ -53,8 +56,12 @@ def get_session(options):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    return start_session(options.spark_master, options.job_name or "panes", options.spark_conf,
-                         options.spark_log_level)
+    return start_session(
+        options.spark_master,
+        options.job_name or "panes",
+        options.spark_conf,
+        options.spark_log_level,
+    )
 
 
 def start_session(master=None, app_name="panes", conf=None, log_level=None):
@@ -69,24 +76,26 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
 
     version = java_version()
     if version < MIN_JAVA:
-        raise RunnerError(f"the Spark runner needs Java {MIN_JAVA}+, found Java {version}: "
-                          f"{_INSTALL_HINT}")
+        raise RunnerError(
+            f"the Spark runner needs Java {MIN_JAVA}+, found Java {version}: {_INSTALL_HINT}"
+        )
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM
     master = master or (None if submitted else DEFAULT_MASTER)
     conf = dict(conf or {})
     if log_level is None:
         option = f"-Dlog4j2.configurationFile={QUIET_LOGGING}"
         conf["spark.driver.extraJavaOptions"] = " ".join(
-            filter(None, [conf.get("spark.driver.extraJavaOptions"), option]))
+            filter(None, [conf.get("spark.driver.extraJavaOptions"), option])
+        )
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if master and master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         # Local workers import what the driver imports (modules beside the pipeline file).
         entries = [*os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
         os.environ["PYTHONPATH"] = os.pathsep.join(
-            dict.fromkeys(p for p in entries if p and os.path.isdir(p)))
-    builder = SparkSession.builder.appName(app_name).config("spark.ui.showConsoleProgress",
-                                                            "false")
+            dict.fromkeys(p for p in entries if p and os.path.isdir(p))
+        )
+    builder = SparkSession.builder.appName(app_name).config("spark.ui.showConsoleProgress", "false")
     if master:
         builder = builder.master(master)
     for name, value in conf.items():

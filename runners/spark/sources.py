@@ -13,24 +13,26 @@ from pyspark.errors import AnalysisException
 from panes.errors import UserCodeError
 from panes.ir import io as ir
 from panes.ir.codec import lift
-from panes.timestamp import MAX_MICROS, MIN_MICROS
-from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
-from panes.transforms.source_element import source_values
-from panes.watermark import running_maxima, watermark_changes
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
-from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
 from panes.runners.fusion import Chunk
+from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
 from panes.runners.spark.collection import Collection, Pending, from_stream
 from panes.runners.spark.dataframe import dataframe_chunks
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.file_reads import parquet_chunks, text_chunks
-
+from panes.timestamp import MAX_MICROS, MIN_MICROS
+from panes.transforms.source_element import source_values
+from panes.watermark import running_maxima, watermark_changes
+from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
 
 # IR source kind -> function(plan, source (the API object), label) giving an RDD of the
 # source's records in chunks (``panes.runners.spark.file_reads``) and whether each partition's
 # positions rise.
-NATIVE_READERS = {ir.DataFrameSource: dataframe_chunks, ir.TextSource: text_chunks,
-                  ir.ParquetSource: parquet_chunks}
+NATIVE_READERS = {
+    ir.DataFrameSource: dataframe_chunks,
+    ir.TextSource: text_chunks,
+    ir.ParquetSource: parquet_chunks,
+}
 
 
 def reads_natively(node) -> bool:
@@ -41,8 +43,11 @@ def reads_natively(node) -> bool:
         return False
     payload = node.payload
     strategy = payload["watermark"]
-    return (type(payload["source"]) in NATIVE_READERS and payload["arrival_fn"] is None
-            and (strategy is None or strategy.idle_timeout is None))
+    return (
+        type(payload["source"]) in NATIVE_READERS
+        and payload["arrival_fn"] is None
+        and (strategy is None or strategy.idle_timeout is None)
+    )
 
 
 def driver_read(node):
@@ -69,8 +74,14 @@ def _native(node, plan) -> Collection:
         raise UserCodeError(label, None, error) from None
     if payload["watermark"] is None:
         pending = Pending(chunks, _feed(label, timestamp_fn), chunked=True, ordered=ordered)
-        return Collection(None, [Watermark(END_STEP, MAX_MICROS)], FIRST_STEP, pending,
-                          plan.metrics_accumulator, label)
+        return Collection(
+            None,
+            [Watermark(END_STEP, MAX_MICROS)],
+            FIRST_STEP,
+            pending,
+            plan.metrics_accumulator,
+            label,
+        )
     return _record_at_a_time(chunks, label, timestamp_fn, payload["watermark"], plan)
 
 
@@ -84,8 +95,9 @@ def _feed(label, timestamp_fn, index_of=None):
         segment, offset, values = chunk
         count = len(values)
         if index_of is None:
-            positions = list(zip(*map(repeat, (FIRST_STEP, *segment)),
-                                 range(offset, offset + count)))
+            positions = list(
+                zip(*map(repeat, (FIRST_STEP, *segment)), range(offset, offset + count))
+            )
         else:
             first = record_step(index_of(segment, offset))
             positions = list(zip(range(first, first + count), repeat(0)))
@@ -101,6 +113,7 @@ def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection
     of a segment's records in a partition by where its running maximum timestamp rises; in
     source order, the summaries give every change of the watermark (a prefix scan). The
     records are then read again where they are consumed, each at its step."""
+
     def summary(partition):
         runs = []  # [segment, first offset, count, running maximum, rises]
         for segment, offset, values in partition:
@@ -115,8 +128,10 @@ def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection
             run[2] += count
         return [(segment, first, count, rises) for segment, first, count, _, rises in runs]
 
-    runs = sorted(plan.action(label, chunks.mapPartitions(worker_generator(summary)).collect),
-                  key=lambda run: run[:2])
+    runs = sorted(
+        plan.action(label, chunks.mapPartitions(worker_generator(summary)).collect),
+        key=lambda run: run[:2],
+    )
     starts, total = {}, 0
     for segment, first, count, _ in runs:
         starts.setdefault(segment, ([], []))
@@ -132,6 +147,11 @@ def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection
     changes = watermark_changes([(count, rises) for _, _, count, rises in runs], strategy)
     timeline = [Watermark(record_step(index), watermark) for index, watermark in changes]
     pending = Pending(chunks, _feed(label, timestamp_fn, index_of), chunked=True)
-    return Collection(None, timeline + [Watermark(END_STEP, MAX_MICROS)],
-                      record_step(0) if total == 1 else (None if total else FIRST_STEP), pending,
-                      plan.metrics_accumulator, label)
+    return Collection(
+        None,
+        timeline + [Watermark(END_STEP, MAX_MICROS)],
+        record_step(0) if total == 1 else (None if total else FIRST_STEP),
+        pending,
+        plan.metrics_accumulator,
+        label,
+    )

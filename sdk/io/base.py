@@ -1,16 +1,17 @@
 """Read and Write: the primitives behind every source and sink.
 
 A source or sink is a frozen dataclass that the compiler lowers to IR data of its own
-(``panes.io.kinds``; a user's own subclass is pickled). ``read_records`` and ``write_records`` are the in-process
-implementations the direct runner uses; the Spark runner plans well-known formats natively.
+(``panes.io.kinds``; a user's own subclass is pickled). ``read_records`` and ``write_records``
+are the in-process implementations the direct runner uses; the Spark runner plans well-known
+formats natively.
 """
 
 from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
 from panes.pvalue import PBegin, PDone
-from panes.transforms.ptransform import PrimitiveTransform, SourceTransform, require_pcollection
 from panes.transforms.core import Windowing
+from panes.transforms.ptransform import PrimitiveTransform, SourceTransform, require_pcollection
 
 
 class Source:
@@ -57,7 +58,8 @@ class Read(SourceTransform):
     def expand(self, pbegin):
         if not isinstance(pbegin, PBegin):
             raise PipelineConstructionError(
-                f"{self.default_label()} starts a pipeline: apply it as p | Read(...)")
+                f"{self.default_label()} starts a pipeline: apply it as p | Read(...)"
+            )
         return pbegin.pipeline.new_output(windowing=Windowing())
 
     def ir_payload(self):

@@ -33,7 +33,8 @@ def ReadFromDataFrame(dataframe, label=None) -> Read:  # noqa: N802 - Beam's nam
     """Reads the rows of a Spark DataFrame as dicts, in partition order."""
     if not hasattr(dataframe, "rdd") or not hasattr(dataframe, "schema"):
         raise PipelineConstructionError(
-            f"ReadFromDataFrame needs a pyspark.sql.DataFrame, got {type(dataframe).__name__}")
+            f"ReadFromDataFrame needs a pyspark.sql.DataFrame, got {type(dataframe).__name__}"
+        )
     return Read(DataFrameSource(dataframe), label=label)
 
 
@@ -52,7 +53,8 @@ def registered(source: ir.DataFrameSource) -> DataFrameSource:
         raise RunnerError(
             f"DataFrame {source.key} is not registered in this process: a pipeline that reads a "
             f"DataFrame runs in the process that compiled it, and once per compilation "
-            f"(Pipeline.run compiles it again)") from None
+            f"(Pipeline.run compiles it again)"
+        ) from None
 
 
 def release(pipeline) -> None:

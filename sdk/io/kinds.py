@@ -11,7 +11,6 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Optional
 
 from panes.ir import io as ir
 from panes.ir.data import Pickled
@@ -24,8 +23,8 @@ class IoKind:
 
     ir: type
     api: type
-    to_ir: Optional[Callable] = None
-    from_ir: Optional[Callable] = None
+    to_ir: Callable | None = None
+    from_ir: Callable | None = None
 
 
 def _copy(obj, cls, **changed):
@@ -45,12 +44,16 @@ def kinds() -> tuple:
         schema = None if sink.schema is None else sink.schema.load()
         return _copy(sink, parquet.ParquetSink, schema=schema)
 
-    return (IoKind(ir.TextSource, text.TextSource), IoKind(ir.ParquetSource, parquet.ParquetSource),
-            IoKind(ir.DataFrameSource, dataframe.DataFrameSource, dataframe.register,
-                   dataframe.registered),
-            IoKind(ir.TextSink, text.TextSink),
-            IoKind(ir.ParquetSink, parquet.ParquetSink, schema_to_ir, schema_from_ir),
-            IoKind(ir.CaptureSink, capture.CaptureSink))
+    return (
+        IoKind(ir.TextSource, text.TextSource),
+        IoKind(ir.ParquetSource, parquet.ParquetSource),
+        IoKind(
+            ir.DataFrameSource, dataframe.DataFrameSource, dataframe.register, dataframe.registered
+        ),
+        IoKind(ir.TextSink, text.TextSink),
+        IoKind(ir.ParquetSink, parquet.ParquetSink, schema_to_ir, schema_from_ir),
+        IoKind(ir.CaptureSink, capture.CaptureSink),
+    )
 
 
 def to_ir(obj):
@@ -59,8 +62,11 @@ def to_ir(obj):
 
     kind = next((kind for kind in kinds() if type(obj) is kind.api), None)
     if kind is None:
-        return ir.CustomSource(Pickled.of(obj)) if isinstance(obj, Source) else \
-            ir.CustomSink(Pickled.of(obj))
+        return (
+            ir.CustomSource(Pickled.of(obj))
+            if isinstance(obj, Source)
+            else ir.CustomSink(Pickled.of(obj))
+        )
     return kind.to_ir(obj) if kind.to_ir else _copy(obj, kind.ir)
 
 

@@ -65,7 +65,7 @@ def _optional(hint):
         args = typing.get_args(hint)
         if type(None) in args:
             rest = [arg for arg in args if arg is not type(None)]
-            return rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]
+            return rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]  # noqa: UP007 - built at run time
     return None
 
 
@@ -200,13 +200,15 @@ def _decode_union(data, options, path):
 
 def _decode_member(data, family, path):
     if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
-        raise _Invalid(path, f"expected a {family.FAMILY} (an object with a 'kind'), "
-                             f"got {_shown(data)}")
+        raise _Invalid(
+            path, f"expected a {family.FAMILY} (an object with a 'kind'), got {_shown(data)}"
+        )
     cls = family.members.get(data["kind"])
     if cls is None:
         known = ", ".join(sorted(family.members))
-        raise _Invalid(path, f"unknown {family.FAMILY} kind {data['kind']!r}; this panes knows "
-                             f"{known}")
+        raise _Invalid(
+            path, f"unknown {family.FAMILY} kind {data['kind']!r}; this panes knows {known}"
+        )
     return decode_fields({k: v for k, v in data.items() if k != "kind"}, cls, path)
 
 
@@ -221,8 +223,10 @@ def _fields(data, hints: dict, name: str, defaults: dict, path: tuple) -> dict:
         raise _Invalid(path, f"expected a {name} object, got {_shown(data)}")
     unknown = [key for key in data if key not in hints]
     if unknown:
-        raise _Invalid((*path, unknown[0]), f"unknown field {unknown[0]!r}; {name} has "
-                                            f"{', '.join(hints) or 'no fields'}")
+        raise _Invalid(
+            (*path, unknown[0]),
+            f"unknown field {unknown[0]!r}; {name} has {', '.join(hints) or 'no fields'}",
+        )
     values = {}
     for field, hint in hints.items():
         if field in data:
@@ -258,8 +262,11 @@ def _check_siblings(values: dict, hints: dict, path) -> None:
     for name, hint in hints.items():
         for constraint in _unwrap(hint)[1]:
             if isinstance(constraint, Below) and values[name] >= values[constraint.field]:
-                raise _Invalid((*path, name), f"must be less than {constraint.field} "
-                                              f"({values[constraint.field]}), got {values[name]}")
+                raise _Invalid(
+                    (*path, name),
+                    f"must be less than {constraint.field} "
+                    f"({values[constraint.field]}), got {values[name]}",
+                )
 
 
 def _decode_value(data, path):

@@ -15,8 +15,12 @@ from panes.windowing.strategy import windowing_to_ir
 SIDE_INPUT_MARK = "__side_input__"
 
 # Payload fields that hold an API object with IR data of its own, by node kind.
-LOWERED = {"read": ("source", kinds.to_ir), "write": ("sink", kinds.to_ir),
-           "par_do": ("fn", row_fns.to_ir), "combine_per_key": ("combine_fn", row_fns.to_ir)}
+LOWERED = {
+    "read": ("source", kinds.to_ir),
+    "write": ("sink", kinds.to_ir),
+    "par_do": ("fn", row_fns.to_ir),
+    "combine_per_key": ("combine_fn", row_fns.to_ir),
+}
 
 
 def compile_pipeline(pipeline) -> PipelineIR:
@@ -38,11 +42,13 @@ def compile_pipeline(pipeline) -> PipelineIR:
             nodes[node.id] = node
             for tag, pcoll in applied.outputs.items():
                 pcollections[ids[id(pcoll)]] = PCollectionSpec(
-                    ids[id(pcoll)], node.id, tag, strategy(pcoll.windowing))
+                    ids[id(pcoll)], node.id, tag, strategy(pcoll.windowing)
+                )
             return
         if applied.full_label:
-            composites.append(Composite(applied.full_label,
-                                        tuple(part.full_label for part in applied.parts)))
+            composites.append(
+                Composite(applied.full_label, tuple(part.full_label for part in applied.parts))
+            )
         for part in applied.parts:
             visit(part)
 
@@ -56,7 +62,9 @@ def _node(applied, ids) -> Node:
     for pcoll in applied.inputs:
         if id(pcoll) not in ids:
             raise PipelineConstructionError(
-                f"transform '{applied.full_label}' reads {pcoll}, which no earlier transform produced")
+                f"transform '{applied.full_label}' reads {pcoll}, which no earlier transform "
+                f"produced"
+            )
         inputs.append(ids[id(pcoll)])
     outputs = {}
     for tag, pcoll in applied.outputs.items():
@@ -69,8 +77,7 @@ def _node(applied, ids) -> Node:
     side_inputs = ()
     if transform.ir_kind == "par_do":
         payload, side_inputs = _extract_side_inputs(payload, ids, applied.full_label)
-    return Node(applied.full_label, transform.ir_kind, tuple(inputs), outputs, side_inputs,
-                payload)
+    return Node(applied.full_label, transform.ir_kind, tuple(inputs), outputs, side_inputs, payload)
 
 
 def _extract_side_inputs(payload, ids, label):
@@ -82,9 +89,16 @@ def _extract_side_inputs(payload, ids, label):
             return arg
         if id(arg.pvalue) not in ids:
             raise PipelineConstructionError(
-                f"side input of '{label}' is {arg.pvalue}, which is not produced before it")
-        sides.append(SideInput(ids[id(arg.pvalue)], arg.view, getattr(arg, "has_default", False),
-                               lower_value(getattr(arg, "default_value", None))))
+                f"side input of '{label}' is {arg.pvalue}, which is not produced before it"
+            )
+        sides.append(
+            SideInput(
+                ids[id(arg.pvalue)],
+                arg.view,
+                getattr(arg, "has_default", False),
+                lower_value(getattr(arg, "default_value", None)),
+            )
+        )
         return {SIDE_INPUT_MARK: len(sides) - 1}
 
     args = tuple(lower_value(mark(a)) for a in payload["args"])

@@ -59,13 +59,13 @@ def _code_reduce(code):
     """cloudpickle's reduction of a code object, with its file name kept (cloudpickle writes
     ``<dynamic-code>``), so that a user function's error names the user's file."""
     constructor, args = cloudpickle.cloudpickle._code_reduce(code)
-    return constructor, tuple(code.co_filename if arg == "<dynamic-code>" else arg
-                              for arg in args)
+    return constructor, tuple(code.co_filename if arg == "<dynamic-code>" else arg for arg in args)
 
 
 class _Pickler(cloudpickle.Pickler):
-    dispatch_table = collections.ChainMap({types.CodeType: _code_reduce},
-                                          cloudpickle.Pickler.dispatch_table)
+    dispatch_table = collections.ChainMap(
+        {types.CodeType: _code_reduce}, cloudpickle.Pickler.dispatch_table
+    )
 
 
 def _dumps(obj) -> bytes:
@@ -83,14 +83,15 @@ class Pickled:
         self.data = data
 
     @classmethod
-    def of(cls, obj) -> "Pickled":
+    def of(cls, obj) -> Pickled:
         try:
             payload = _dumps(obj)
         except Exception as error:  # cloudpickle raises many types
             raise ValidationError(
                 f"cannot serialize {obj!r} ({type(error).__name__}: {error}); user functions and "
                 f"their captured variables must be picklable: create locks, connections and "
-                f"clients in DoFn.setup() instead of capturing them") from error
+                f"clients in DoFn.setup() instead of capturing them"
+            ) from error
         return cls(base64.b64encode(payload).decode("ascii"))
 
     def load(self):

@@ -19,7 +19,7 @@ def describe(ir) -> str:
         for name, value in node.payload.items():
             if value not in (None, (), {}, False):
                 lines.append(f"  {name}: {_shown(value)}")
-        for tag, pcollection in node.outputs.items():
+        for pcollection in node.outputs.values():
             lines.append(f"  -> {pcollection}: {windowing(ir.pcollections[pcollection].windowing)}")
     if ir.composites:
         lines += ["", "composites:"]
@@ -28,9 +28,13 @@ def describe(ir) -> str:
 
 
 def windowing(strategy) -> str:
-    parts = [window_fn_kinds.display(strategy.window_fn), trigger_kinds.display(strategy.trigger),
-             strategy.accumulation_mode.value, f"lateness {strategy.allowed_lateness / 1e6:g}s",
-             strategy.timestamp_combiner.value]
+    parts = [
+        window_fn_kinds.display(strategy.window_fn),
+        trigger_kinds.display(strategy.trigger),
+        strategy.accumulation_mode.value,
+        f"lateness {strategy.allowed_lateness / 1e6:g}s",
+        strategy.timestamp_combiner.value,
+    ]
     if strategy.evictor is not None:
         parts.append(repr(evicting.from_ir(strategy.evictor)))
     return ", ".join(parts)

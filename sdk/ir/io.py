@@ -7,10 +7,18 @@ API's sources and sinks to these and back."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
-from panes.ir.data import (AtLeast, Count, Duration, Family, Micros, NonEmpty, Pickled,
-                           PositiveDuration)
+from panes.ir.data import (
+    AtLeast,
+    Count,
+    Duration,
+    Family,
+    Micros,
+    NonEmpty,
+    Pickled,
+    PositiveDuration,
+)
 
 Path = Annotated[str, NonEmpty()]
 Compression = Literal["auto", "bzip2", "gzip", "zstd", "uncompressed"]
@@ -42,7 +50,7 @@ class ParquetSource(Source):
     KIND = "parquet"
 
     file_pattern: Path
-    columns: Optional[Annotated[tuple[str, ...], NonEmpty()]] = None
+    columns: Annotated[tuple[str, ...], NonEmpty()] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,7 @@ class TextSink(Sink):
     file_name_suffix: str = ""
     num_shards: Shards = 0
     shard_name_template: str = "-SSSSS-of-NNNNN"
-    header: Optional[str] = None
+    header: str | None = None
     compression_type: Compression = "auto"
 
 
@@ -93,7 +101,7 @@ class ParquetSink(Sink):
     KIND = "parquet"
 
     file_path_prefix: Path
-    schema: Optional[Pickled] = None
+    schema: Pickled | None = None
     file_name_suffix: str = ".parquet"
     num_shards: Shards = 0
     shard_name_template: str = "-SSSSS-of-NNNNN"
@@ -125,7 +133,7 @@ class WatermarkStrategy:
     processing time is idle (None: never)."""
 
     max_out_of_orderness: Duration = 0
-    idle_timeout: Optional[Duration] = None
+    idle_timeout: Duration | None = None
     emit_every: Count = 1
 
 

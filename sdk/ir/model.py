@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Literal, Optional, Union
+from typing import Literal
 
 from panes.errors import ValidationError
 from panes.ir.codec import encode, read, read_fields
@@ -23,19 +23,27 @@ from panes.ir.windowing import WindowFn, WindowingStrategy
 # functions became IR data of their own, read with every field checked.
 IR_VERSION = 2
 
-_TIMING = {"watermark": Optional[WatermarkStrategy], "timestamp_fn": Optional[Pickled],
-           "arrival_fn": Optional[Pickled]}
+_TIMING = {
+    "watermark": WatermarkStrategy | None,
+    "timestamp_fn": Pickled | None,
+    "arrival_fn": Pickled | None,
+}
 
 # Each node kind's payload: its fields and what each holds.
 PAYLOADS = {
     "create": {"values": Pickled, **_TIMING},
     "read": {"source": Source, **_TIMING},
     "test_stream": {"events": tuple[TestStreamEvent, ...]},
-    "par_do": {"fn": Union[Pickled, RowFn], "args": tuple[Value, ...], "kwargs": dict[str, Value],
-               "main_tag": str, "output_tags": tuple[str, ...]},
+    "par_do": {
+        "fn": Pickled | RowFn,
+        "args": tuple[Value, ...],
+        "kwargs": dict[str, Value],
+        "main_tag": str,
+        "output_tags": tuple[str, ...],
+    },
     "assign_windows": {"window_fn": WindowFn, "allow_unsafe_triggers": bool},
-    "group_by_key": {"late_output": Optional[str]},
-    "combine_per_key": {"combine_fn": Union[Pickled, RowFn], "late_output": Optional[str]},
+    "group_by_key": {"late_output": str | None},
+    "combine_per_key": {"combine_fn": Pickled | RowFn, "late_output": str | None},
     "flatten": {},
     "write": {"sink": Sink},
 }
@@ -96,9 +104,12 @@ class PipelineIR:
     composites: tuple[Composite, ...] = ()
 
     def consumers(self, pcollection_id: str) -> list:
-        return [node for node in self.nodes.values()
-                if pcollection_id in node.inputs
-                or any(side.pcollection == pcollection_id for side in node.side_inputs)]
+        return [
+            node
+            for node in self.nodes.values()
+            if pcollection_id in node.inputs
+            or any(side.pcollection == pcollection_id for side in node.side_inputs)
+        ]
 
 
 def check_version(data) -> None:
@@ -113,14 +124,17 @@ def check_version(data) -> None:
             f"IR version {version} was written by an older panes; this panes reads version "
             f"{IR_VERSION}, in which window functions, triggers, sources and sinks are IR data "
             f"of their own (docs/ir.md). Recompile the pipeline with this panes, e.g. "
-            f"panes ir --json PIPELINE.py")
+            f"panes ir --json PIPELINE.py"
+        )
     if isinstance(version, int) and not isinstance(version, bool):
         raise ValidationError(
             f"IR version {version} was written by a newer panes; this panes reads version "
-            f"{IR_VERSION}: upgrade panes, or recompile the pipeline with this version")
+            f"{IR_VERSION}: upgrade panes, or recompile the pipeline with this version"
+        )
     raise ValidationError(
         f"the JSON does not hold a panes pipeline IR: its version is {version!r}, "
-        f"expected {IR_VERSION}")
+        f"expected {IR_VERSION}"
+    )
 
 
 def read_pipeline(data) -> PipelineIR:
@@ -130,8 +144,10 @@ def read_pipeline(data) -> PipelineIR:
     rest = {name: value for name, value in data.items() if name not in top}
     header = read(rest | {"nodes": {}, "pcollections": {}}, PipelineIR, "the IR")
     nodes = {node_id: read_node(node_id, node) for node_id, node in _object(top, "nodes").items()}
-    pcollections = {pc_id: read(pc, PCollectionSpec, f"pcollection '{pc_id}'")
-                    for pc_id, pc in _object(top, "pcollections").items()}
+    pcollections = {
+        pc_id: read(pc, PCollectionSpec, f"pcollection '{pc_id}'")
+        for pc_id, pc in _object(top, "pcollections").items()
+    }
     for key, item in (*nodes.items(), *pcollections.items()):
         if item.id != key:
             raise ValidationError(f"IR entry '{key}' holds '{item.id}': ids must match their keys")
@@ -146,10 +162,12 @@ def read_node(node_id: str, data) -> Node:
     node = read({**data, "payload": {}}, Node, where)
     if node.kind not in PAYLOADS:
         raise ValidationError(
-            f"{where} has unknown kind {node.kind!r}; this panes knows {', '.join(NODE_KINDS)}")
+            f"{where} has unknown kind {node.kind!r}; this panes knows {', '.join(NODE_KINDS)}"
+        )
     where = f"node '{node_id}' ({node.kind})"
-    payload = read_fields(data.get("payload", {}), PAYLOADS[node.kind], f"{node.kind} payload",
-                          where, ("payload",))
+    payload = read_fields(
+        data.get("payload", {}), PAYLOADS[node.kind], f"{node.kind} payload", where, ("payload",)
+    )
     return Node(node.id, node.kind, node.inputs, node.outputs, node.side_inputs, payload)
 
 
@@ -163,8 +181,9 @@ def write_pipeline(ir: PipelineIR) -> dict:
 def write_node(node: Node) -> dict:
     data = encode(dataclasses.replace(node, payload={}), Node)
     fields = PAYLOADS.get(node.kind, {})
-    data["payload"] = {name: encode(value, fields.get(name, Value))
-                       for name, value in node.payload.items()}
+    data["payload"] = {
+        name: encode(value, fields.get(name, Value)) for name, value in node.payload.items()
+    }
     return data
 
 

@@ -9,7 +9,7 @@ continuation and how it is shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Optional
+from typing import Annotated
 
 from panes.ir.data import Count, Duration, Family, NonEmpty, Pickled, PositiveDuration
 
@@ -44,8 +44,8 @@ class AfterEndOfWindow(Trigger):
 
     KIND = "after_end_of_window"
 
-    early: Optional[Trigger] = None
-    late: Optional[Trigger] = None
+    early: Trigger | None = None
+    late: Trigger | None = None
 
 
 @dataclass(frozen=True)
@@ -116,15 +116,15 @@ class CountTrigger(Trigger):
 class EventTimeTrigger(Trigger):
     KIND = "event_time_trigger"
 
-    early: Optional[Trigger] = None
-    late: Optional[Trigger] = None
+    early: Trigger | None = None
+    late: Trigger | None = None
 
 
 @dataclass(frozen=True)
 class ProcessingTimeTrigger(Trigger):
     KIND = "processing_time_trigger"
 
-    early: Optional[Trigger] = None
+    early: Trigger | None = None
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,17 @@ from __future__ import annotations
 from panes.errors import ValidationError
 from panes.ir.model import IR_VERSION, NODE_KINDS, PipelineIR, checked
 
-_INPUT_COUNTS = {"create": (0, 0), "read": (0, 0), "test_stream": (0, 0), "par_do": (1, 1),
-                 "assign_windows": (1, 1), "group_by_key": (1, 1), "combine_per_key": (1, 1),
-                 "flatten": (1, None), "write": (1, 1)}
+_INPUT_COUNTS = {
+    "create": (0, 0),
+    "read": (0, 0),
+    "test_stream": (0, 0),
+    "par_do": (1, 1),
+    "assign_windows": (1, 1),
+    "group_by_key": (1, 1),
+    "combine_per_key": (1, 1),
+    "flatten": (1, None),
+    "write": (1, 1),
+}
 
 
 def validate(ir: PipelineIR, allow_unsafe_triggers: bool = False) -> PipelineIR:
@@ -19,15 +27,19 @@ def validate(ir: PipelineIR, allow_unsafe_triggers: bool = False) -> PipelineIR:
     if ir.version != IR_VERSION:
         raise ValidationError(
             f"IR version {ir.version} is not supported (this panes reads version {IR_VERSION}); "
-            f"recompile the pipeline with this version of panes")
+            f"recompile the pipeline with this version of panes"
+        )
     for requirement in ir.requirements:
         kind = requirement.split(":")[2] if requirement.startswith("panes:node:") else None
         if kind not in NODE_KINDS:
             raise ValidationError(
                 f"the IR requires {requirement!r}, which this panes does not understand; "
-                f"upgrade panes or drop the transform that needs it")
+                f"upgrade panes or drop the transform that needs it"
+            )
     if not ir.nodes:
-        raise ValidationError("the pipeline is empty: apply at least one transform, e.g. p | Create([...])")
+        raise ValidationError(
+            "the pipeline is empty: apply at least one transform, e.g. p | Create([...])"
+        )
     checked(ir)  # every value fits its annotation, however the IR was built
     produced = set()
     for node in ir.nodes.values():
@@ -39,16 +51,19 @@ def validate(ir: PipelineIR, allow_unsafe_triggers: bool = False) -> PipelineIR:
 def _check_node(node, produced, ir, allow_unsafe_triggers):
     if node.kind not in NODE_KINDS:
         raise ValidationError(
-            f"node '{node.id}' has unknown kind {node.kind!r}; known kinds are {list(NODE_KINDS)}")
+            f"node '{node.id}' has unknown kind {node.kind!r}; known kinds are {list(NODE_KINDS)}"
+        )
     low, high = _INPUT_COUNTS[node.kind]
     if len(node.inputs) < low or (high is not None and len(node.inputs) > high):
         raise ValidationError(
             f"node '{node.id}' ({node.kind}) has {len(node.inputs)} inputs; it takes "
-            f"{low if low == high else f'at least {low}'}")
+            f"{low if low == high else f'at least {low}'}"
+        )
     for pcollection in (*node.inputs, *(side.pcollection for side in node.side_inputs)):
         if pcollection not in produced:
             raise ValidationError(
-                f"node '{node.id}' reads '{pcollection}', which is not produced before it")
+                f"node '{node.id}' reads '{pcollection}', which is not produced before it"
+            )
     if node.kind == "assign_windows":
         _check_windowing(node, ir, allow_unsafe_triggers)
 
@@ -58,7 +73,10 @@ def _check_windowing(node, ir, allow_unsafe_triggers):
 
     strategy = ir.pcollections[node.outputs["main"]].windowing
     try:
-        validate_strategy(strategy, node.id,
-                          allow_unsafe_triggers or bool(node.payload.get("allow_unsafe_triggers")))
+        validate_strategy(
+            strategy,
+            node.id,
+            allow_unsafe_triggers or bool(node.payload.get("allow_unsafe_triggers")),
+        )
     except ValueError as error:
         raise ValidationError(str(error)) from error

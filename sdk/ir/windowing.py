@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Annotated, Optional
+from typing import Annotated
 
 from panes.ir.data import AtLeast, Below, Count, Duration, Family, Pickled, PositiveDuration
 from panes.ir.triggers import Default, Trigger
@@ -77,7 +77,7 @@ class CountWindows(WindowFn):
     KIND = "count_windows"
 
     size: Count
-    slide: Optional[Count] = None
+    slide: Count | None = None
 
 
 @dataclass(frozen=True)
@@ -139,4 +139,4 @@ class WindowingStrategy:
     accumulation_mode: AccumulationMode = AccumulationMode.DISCARDING
     allowed_lateness: Duration = 0
     timestamp_combiner: TimestampCombiner = TimestampCombiner.OUTPUT_AT_EOW
-    evictor: Optional[Evictor] = None
+    evictor: Evictor | None = None

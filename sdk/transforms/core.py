@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from panes.errors import PipelineConstructionError
 from panes.evictor import Evictor
+from panes.ir.data import Pickled
 from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection
+from panes.timestamp import Duration
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
 from panes.transforms.ptransform import (
-    PTransform, PrimitiveTransform, SourceTransform, require_pcollection,
+    PrimitiveTransform,
+    PTransform,
+    SourceTransform,
+    require_pcollection,
 )
-from panes.ir.data import Pickled
-from panes.timestamp import Duration
 from panes.trigger import AccumulationMode, DefaultTrigger, Trigger
 from panes.window import GlobalWindows, TimestampCombiner, TimestampedValue, WindowFn
 from panes.windowing import validate_strategy, window_fn_kinds
@@ -39,18 +41,21 @@ class Create(SourceTransform):
         if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
             raise PipelineConstructionError(
                 f"Create takes an iterable of values, got {type(values).__name__} {values!r}; "
-                f"for a single value write Create([value])")
+                f"for a single value write Create([value])"
+            )
         self.values = list(values.items()) if isinstance(values, dict) else list(values)
 
     def expand(self, pbegin):
         if not isinstance(pbegin, PBegin):
             raise PipelineConstructionError(
                 f"Create '{_label_of(self)}' starts a pipeline: apply it to the pipeline "
-                f"(p | Create(...)), not to a PCollection")
+                f"(p | Create(...)), not to a PCollection"
+            )
         plain = [v.value if isinstance(v, TimestampedValue) else v for v in self.values]
         is_kv = bool(plain) and all(isinstance(v, tuple) and len(v) == 2 for v in plain)
-        return pbegin.pipeline.new_output(windowing=Windowing(),
-                                          element_kind="kv" if is_kv else "not_kv")
+        return pbegin.pipeline.new_output(
+            windowing=Windowing(), element_kind="kv" if is_kv else "not_kv"
+        )
 
     def ir_payload(self):
         return {"values": Pickled.of(self.values), **self.source_timing()}
@@ -58,8 +63,9 @@ class Create(SourceTransform):
     def infer_output_type(self, input_type):
         from panes.typehints.typehints import instance_to_type, union_of
 
-        return union_of(instance_to_type(v.value if isinstance(v, TimestampedValue) else v)
-                        for v in self.values)
+        return union_of(
+            instance_to_type(v.value if isinstance(v, TimestampedValue) else v) for v in self.values
+        )
 
 
 # -- ParDo and its function-based forms ---------------------------------------------------------
@@ -74,11 +80,14 @@ class ParDo(PrimitiveTransform):
         super().__init__(kwargs.pop("label", None))
         if isinstance(fn, type) and issubclass(fn, DoFn):
             raise PipelineConstructionError(
-                f"ParDo needs a DoFn instance, got the class {fn.__name__}: write ParDo({fn.__name__}())")
+                f"ParDo needs a DoFn instance, got the class {fn.__name__}: "
+                f"write ParDo({fn.__name__}())"
+            )
         if not isinstance(fn, DoFn):
             raise PipelineConstructionError(
                 f"ParDo needs a DoFn instance, got {type(fn).__name__}; for a plain function "
-                f"use Map, FlatMap or Filter")
+                f"use Map, FlatMap or Filter"
+            )
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
@@ -93,7 +102,8 @@ class ParDo(PrimitiveTransform):
             if not isinstance(tag, str) or tag == main:
                 raise PipelineConstructionError(
                     f"{self.default_label()}.with_outputs: tags must be distinct strings other "
-                    f"than the main tag {main!r}, got {tag!r}")
+                    f"than the main tag {main!r}, got {tag!r}"
+                )
         transform = _copy(self)
         transform.output_tags = tuple(tags)
         transform.main_tag = main
@@ -107,8 +117,9 @@ class ParDo(PrimitiveTransform):
 
         if self._input_type_hint is not None:
             return self._input_type_hint
-        return declared_hints(self.fn.fn if isinstance(self.fn, CallableWrapperDoFn)
-                              else self.fn)[0]
+        return declared_hints(self.fn.fn if isinstance(self.fn, CallableWrapperDoFn) else self.fn)[
+            0
+        ]
 
     def infer_output_type(self, input_type):
         from panes.typehints.decorators import declared_hints
@@ -129,7 +140,8 @@ class ParDo(PrimitiveTransform):
         for side in self.side_inputs():
             if side.pvalue.pipeline is not pipeline:
                 raise PipelineConstructionError(
-                    f"{self.default_label()}: side input {side.pvalue} belongs to another pipeline")
+                    f"{self.default_label()}: side input {side.pvalue} belongs to another pipeline"
+                )
         main = pipeline.new_output(self.main_tag, pcoll.windowing)
         if not self.output_tags:
             return main
@@ -141,8 +153,13 @@ class ParDo(PrimitiveTransform):
     def ir_payload(self):
         """The node's payload; the compiler lowers ``fn``, and ``args`` and ``kwargs`` once it
         has taken the side inputs out of them."""
-        return {"fn": self.fn, "args": self.args, "kwargs": self.kwargs,
-                "main_tag": self.main_tag, "output_tags": self.output_tags}
+        return {
+            "fn": self.fn,
+            "args": self.args,
+            "kwargs": self.kwargs,
+            "main_tag": self.main_tag,
+            "output_tags": self.output_tags,
+        }
 
 
 def _copy(transform):
@@ -166,6 +183,7 @@ def _callable_pardo(name, fn, mode, args, kwargs, wrapped=None):
 
 class _CallableParDo(ParDo):
     kind_name: str
+
     def default_label(self) -> str:
         return f"{self.kind_name}({self.fn.default_label()})"
 
@@ -192,14 +210,18 @@ def Filter(fn, *args, **kwargs):  # noqa: N802
 
 def MapTuple(fn, *args, **kwargs):  # noqa: N802
     """``Map`` with the element's tuple unpacked into arguments."""
-    return _as_callable(_callable_pardo("MapTuple", fn, "map", args, kwargs,
-                                        lambda e, *a, **k: fn(*e, *a, **k)))
+    return _as_callable(
+        _callable_pardo("MapTuple", fn, "map", args, kwargs, lambda e, *a, **k: fn(*e, *a, **k))
+    )
 
 
 def FlatMapTuple(fn, *args, **kwargs):  # noqa: N802
     """``FlatMap`` with the element's tuple unpacked into arguments."""
-    return _as_callable(_callable_pardo("FlatMapTuple", fn, "flat_map", args, kwargs,
-                                        lambda e, *a, **k: fn(*e, *a, **k)))
+    return _as_callable(
+        _callable_pardo(
+            "FlatMapTuple", fn, "flat_map", args, kwargs, lambda e, *a, **k: fn(*e, *a, **k)
+        )
+    )
 
 
 def _as_callable(pardo):
@@ -221,7 +243,7 @@ class Windowing:
     accumulation_mode: AccumulationMode = AccumulationMode.DISCARDING
     allowed_lateness: Duration = Duration(0)
     timestamp_combiner: TimestampCombiner = TimestampCombiner.OUTPUT_AT_EOW
-    evictor: Optional[Evictor] = None
+    evictor: Evictor | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "allowed_lateness", Duration.of(self.allowed_lateness))
@@ -235,18 +257,30 @@ class WindowInto(PrimitiveTransform):
 
     ir_kind = "assign_windows"
 
-    def __init__(self, windowfn, trigger=None, accumulation_mode=None, timestamp_combiner=None,
-                 allowed_lateness=0, evictor=None, allow_unsafe_triggers=False, label=None):
+    def __init__(
+        self,
+        windowfn,
+        trigger=None,
+        accumulation_mode=None,
+        timestamp_combiner=None,
+        allowed_lateness=0,
+        evictor=None,
+        allow_unsafe_triggers=False,
+        label=None,
+    ):
         super().__init__(label)
         if isinstance(windowfn, type):
             raise PipelineConstructionError(
                 f"WindowInto needs a window function instance, got the class {windowfn.__name__}: "
-                f"write WindowInto({windowfn.__name__}(...))")
+                f"write WindowInto({windowfn.__name__}(...))"
+            )
         if not isinstance(windowfn, WindowFn):
             raise PipelineConstructionError(
-                f"WindowInto needs a WindowFn such as FixedWindows(60), got {windowfn!r}")
-        self.windowing = _windowing(windowfn, trigger, accumulation_mode, timestamp_combiner,
-                                    allowed_lateness, evictor)
+                f"WindowInto needs a WindowFn such as FixedWindows(60), got {windowfn!r}"
+            )
+        self.windowing = _windowing(
+            windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_lateness, evictor
+        )
         self.allow_unsafe_triggers = allow_unsafe_triggers
 
     def default_label(self) -> str:
@@ -264,15 +298,18 @@ class WindowInto(PrimitiveTransform):
         return pcoll.pipeline.new_output(windowing=self.windowing, element_kind=pcoll.element_kind)
 
     def ir_payload(self):
-        return {"window_fn": window_fn_kinds.to_ir(self.windowing.window_fn),
-                "allow_unsafe_triggers": self.allow_unsafe_triggers}
+        return {
+            "window_fn": window_fn_kinds.to_ir(self.windowing.window_fn),
+            "allow_unsafe_triggers": self.allow_unsafe_triggers,
+        }
 
     def infer_output_type(self, input_type):
         return input_type
 
 
-def _windowing(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_lateness,
-               evictor) -> Windowing:
+def _windowing(
+    windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_lateness, evictor
+) -> Windowing:
     fields = {"window_fn": windowfn, "allowed_lateness": allowed_lateness}
     if trigger is not None:
         fields["trigger"] = trigger
@@ -289,15 +326,18 @@ def _windowing(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed
     if not isinstance(windowing.accumulation_mode, AccumulationMode):
         raise PipelineConstructionError(
             f"WindowInto: accumulation_mode must be AccumulationMode.DISCARDING or "
-            f"AccumulationMode.ACCUMULATING, got {accumulation_mode!r}")
+            f"AccumulationMode.ACCUMULATING, got {accumulation_mode!r}"
+        )
     if not isinstance(windowing.timestamp_combiner, TimestampCombiner):
         raise PipelineConstructionError(
             f"WindowInto: timestamp_combiner must be a TimestampCombiner (e.g. "
-            f"TimestampCombiner.OUTPUT_AT_EOW), got {timestamp_combiner!r}")
+            f"TimestampCombiner.OUTPUT_AT_EOW), got {timestamp_combiner!r}"
+        )
     if windowing.allowed_lateness.micros < 0:
         raise PipelineConstructionError(
             f"WindowInto: allowed_lateness must not be negative, got {windowing.allowed_lateness}; "
-            f"use 0 to drop everything behind the watermark")
+            f"use 0 to drop everything behind the watermark"
+        )
     windowing_to_ir(windowing)  # a trigger, window function or evictor panes does not know fails
     return windowing
 
@@ -322,9 +362,10 @@ class _Grouping(PrimitiveTransform):
         pcoll = require_pcollection(self, pcoll, _label_of(self))
         if pcoll.element_kind == "not_kv":
             raise PipelineConstructionError(
-                f"{type(self).__name__} '{_label_of(self)}' needs (key, value) pairs, but its input "
-                f"{pcoll} holds other elements; key them first, e.g. | WithKeys(fn) or "
-                f"| Map(lambda x: (key(x), x))")
+                f"{type(self).__name__} '{_label_of(self)}' needs (key, value) pairs, but its "
+                f"input {pcoll} holds other elements; key them first, e.g. | WithKeys(fn) or "
+                f"| Map(lambda x: (key(x), x))"
+            )
         from panes.coders import registry
         from panes.typehints.typehints import key_value_types
 
@@ -333,8 +374,7 @@ class _Grouping(PrimitiveTransform):
             if coder is not None:
                 return self._grouped_by_encoding(pcoll, coder)
         pipeline = pcoll.pipeline
-        main = pipeline.new_output("main", downstream_windowing(pcoll.windowing),
-                                   element_kind="kv")
+        main = pipeline.new_output("main", downstream_windowing(pcoll.windowing), element_kind="kv")
         if not self.late_output:
             return main
         late = pipeline.new_output(self.late_output, pcoll.windowing, element_kind="kv")
@@ -345,8 +385,11 @@ class _Grouping(PrimitiveTransform):
         by the key coder's bytes: keys are encoded, grouped, then decoded."""
         inner = _copy(self)
         inner.key_coder = coder
-        grouped = (pcoll | "EncodeKeys" >> Map(lambda kv: (coder.encode(kv[0]), kv[1]))
-                   | type(self).__name__ >> inner)
+        grouped = (
+            pcoll
+            | "EncodeKeys" >> Map(lambda kv: (coder.encode(kv[0]), kv[1]))
+            | type(self).__name__ >> inner
+        )
 
         def decoded(out, label):
             return out | label >> Map(lambda kv: (coder.decode(kv[0]), kv[1]))
@@ -395,9 +438,12 @@ class CombinePerKey(_Grouping):
         if self.side_arguments is None:
             return super().expand(pcoll)
         fn, (args, kwargs) = self.fn, self.side_arguments
-        return (pcoll | "GroupByKey" >> GroupByKey()
-                | "Combine" >> Map(lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)),
-                                   *args, **kwargs))
+        return (
+            pcoll
+            | "GroupByKey" >> GroupByKey()
+            | "Combine"
+            >> Map(lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)), *args, **kwargs)
+        )
 
     def default_label(self) -> str:
         return f"CombinePerKey({self.fn_label})"
@@ -419,7 +465,8 @@ class _BoundCombineFn(CombineFn):
 
         if not isinstance(inner, CallableWrapperCombineFn):
             raise PipelineConstructionError(
-                "extra arguments to a combine transform are only allowed with a plain function")
+                "extra arguments to a combine transform are only allowed with a plain function"
+            )
         self.inner = CallableWrapperCombineFn(lambda values: inner.fn(values, *args, **kwargs))
 
     def create_accumulator(self):
@@ -472,22 +519,31 @@ class CombineGlobally(PTransform):
                 f"{_label_of(self)}: Default values are not yet supported in CombineGlobally() "
                 f"if the output PCollection is not windowed by GlobalWindows. Instead, use "
                 f"CombineGlobally().without_defaults() to output an empty PCollection if the "
-                f"input PCollection is empty.")
-        combined = (pcoll
-                    | "KeyWithNone" >> Map(lambda value: (None, value))
-                    | "CombinePerKey" >> self.combine
-                    | "UnKey" >> Map(lambda kv: kv[1]))
+                f"input PCollection is empty."
+            )
+        combined = (
+            pcoll
+            | "KeyWithNone" >> Map(lambda value: (None, value))
+            | "CombinePerKey" >> self.combine
+            | "UnKey" >> Map(lambda kv: kv[1])
+        )
         if not self.has_defaults or not pcoll.windowing.is_default():
             return combined
         fn = self.combine.fn
         args, kwargs = self.combine.side_arguments or ((), {})
         from panes.pvalue import AsList
 
-        return (pcoll.pipeline
-                | "DoOnce" >> Create([None])
-                | "InjectDefault" >> Map(
-                    lambda _, results, *a, **k: results[0] if results else fn.apply([], *a, **k),
-                    AsList(combined), *args, **kwargs))
+        return (
+            pcoll.pipeline
+            | "DoOnce" >> Create([None])
+            | "InjectDefault"
+            >> Map(
+                lambda _, results, *a, **k: results[0] if results else fn.apply([], *a, **k),
+                AsList(combined),
+                *args,
+                **kwargs,
+            )
+        )
 
 
 def _in_global_window(window_fn) -> bool:
@@ -511,8 +567,9 @@ class CombineValues(PTransform):
 
     def expand(self, pcoll):
         fn = self.fn
-        return pcoll | "Combine" >> Map(lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)),
-                                        *self.args, **self.kwargs)
+        return pcoll | "Combine" >> Map(
+            lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)), *self.args, **self.kwargs
+        )
 
 
 class Flatten(PrimitiveTransform):
@@ -526,15 +583,19 @@ class Flatten(PrimitiveTransform):
         if not isinstance(pcolls, (list, tuple)) or not pcolls:
             raise PipelineConstructionError(
                 f"Flatten '{_label_of(self)}' takes a non-empty tuple or list of PCollections: "
-                f"(pc1, pc2) | Flatten()")
+                f"(pc1, pc2) | Flatten()"
+            )
         strategies = {repr(pc.windowing) for pc in pcolls}
         if len(strategies) > 1:
             raise PipelineConstructionError(
                 f"Flatten '{_label_of(self)}': inputs have different windowing strategies "
-                f"({', '.join(sorted(strategies))}); apply the same WindowInto to each first")
+                f"({', '.join(sorted(strategies))}); apply the same WindowInto to each first"
+            )
         kinds = {pc.element_kind for pc in pcolls}
         return pcolls[0].pipeline.new_output(
-            windowing=pcolls[0].windowing, element_kind=kinds.pop() if len(kinds) == 1 else "unknown")
+            windowing=pcolls[0].windowing,
+            element_kind=kinds.pop() if len(kinds) == 1 else "unknown",
+        )
 
     def infer_output_type(self, input_type):
         return input_type
@@ -546,13 +607,19 @@ class Partition(PTransform):
     def __init__(self, fn, n: int, *args, **kwargs):
         super().__init__(kwargs.pop("label", None))
         if not isinstance(n, int) or n <= 0:
-            raise PipelineConstructionError(f"Partition needs a positive number of partitions, got {n!r}")
+            raise PipelineConstructionError(
+                f"Partition needs a positive number of partitions, got {n!r}"
+            )
         self.fn, self.n, self.args, self.kwargs = fn, n, args, kwargs
 
     def expand(self, pcoll):
-        return tuple(pcoll | "Partition" >> ParDo(_PartitionDoFn(self.fn, self.n), *self.args,
-                                                   **self.kwargs).with_outputs(
-            *[str(i) for i in range(1, self.n)], main="0"))
+        return tuple(
+            pcoll
+            | "Partition"
+            >> ParDo(_PartitionDoFn(self.fn, self.n), *self.args, **self.kwargs).with_outputs(
+                *[str(i) for i in range(1, self.n)], main="0"
+            )
+        )
 
 
 class _PartitionDoFn(DoFn):
@@ -564,7 +631,9 @@ class _PartitionDoFn(DoFn):
 
         index = self.fn(element, self.n, *args, **kwargs)
         if not isinstance(index, int) or not 0 <= index < self.n:
-            raise ValueError(f"partition function returned {index!r}, expected an int in [0, {self.n})")
+            raise ValueError(
+                f"partition function returned {index!r}, expected an int in [0, {self.n})"
+            )
         yield TaggedOutput(str(index), element)
 
 

@@ -17,7 +17,7 @@ class _Param:
         return (_param, (self.name,))
 
 
-def _param(name: str) -> "_Param":
+def _param(name: str) -> _Param:
     return getattr(DoFn, name)
 
 

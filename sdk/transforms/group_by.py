@@ -25,13 +25,19 @@ from panes.transforms.core import CombinePerKey, GroupByKey, ParDo
 from panes.transforms.dofn import StructuredMapFn
 from panes.transforms.ptransform import PTransform, require_pcollection
 
-
 # What users pass -> the built-in it names; aggregate_field takes exactly these.
-_BY_FUNCTION = {builtins.sum: BuiltinCombine.SUM, builtins.min: BuiltinCombine.MIN,
-                builtins.max: BuiltinCombine.MAX}
-_BY_COMBINE_FN = {combiners.SumFn: BuiltinCombine.SUM, combiners.CountFn: BuiltinCombine.COUNT,
-                  combiners.MeanFn: BuiltinCombine.MEAN, combiners.MinFn: BuiltinCombine.MIN,
-                  combiners.MaxFn: BuiltinCombine.MAX}
+_BY_FUNCTION = {
+    builtins.sum: BuiltinCombine.SUM,
+    builtins.min: BuiltinCombine.MIN,
+    builtins.max: BuiltinCombine.MAX,
+}
+_BY_COMBINE_FN = {
+    combiners.SumFn: BuiltinCombine.SUM,
+    combiners.CountFn: BuiltinCombine.COUNT,
+    combiners.MeanFn: BuiltinCombine.MEAN,
+    combiners.MinFn: BuiltinCombine.MIN,
+    combiners.MaxFn: BuiltinCombine.MAX,
+}
 _COMBINE_FNS = {kind: fn() for fn, kind in _BY_COMBINE_FN.items()}
 _ACCEPTED = "sum, min, max, combiners.CountFn(), combiners.MeanFn() (or SumFn(), MinFn(), MaxFn())"
 
@@ -69,9 +75,11 @@ def _row_function(fn):
         except TypeError:
             if isinstance(row, dict):
                 raise
-            raise TypeError(f"GroupBy needs dict elements (rows, as ReadFromParquet gives), got "
-                            f"{type(row).__name__}; key other elements with Map and use "
-                            f"GroupByKey or CombinePerKey") from None
+            raise TypeError(
+                f"GroupBy needs dict elements (rows, as ReadFromParquet gives), got "
+                f"{type(row).__name__}; key other elements with Map and use "
+                f"GroupByKey or CombinePerKey"
+            ) from None
 
     return over_rows
 
@@ -99,8 +107,9 @@ class AggregateFieldsFn(CombineFn):
         return tuple(add(a, value) for add, a, value in zip(self._adders, accumulator, element))
 
     def merge_accumulators(self, accumulators):
-        return tuple(fn.merge_accumulators(list(parts))
-                     for fn, parts in zip(self._fns, zip(*accumulators)))
+        return tuple(
+            fn.merge_accumulators(list(parts)) for fn, parts in zip(self._fns, zip(*accumulators))
+        )
 
     def extract_output(self, accumulator):
         return tuple(fn.extract_output(a) for fn, a in zip(self._fns, accumulator))
@@ -125,10 +134,12 @@ def _adder(aggregation: FieldAggregation):
 
 def missing_value_message(aggregation: FieldAggregation) -> str:
     """The error for a ``None`` where ``aggregation`` needs a value (runners share it)."""
-    return (f"field {aggregation.field!r} is None in a row aggregated with "
-            f"{aggregation.combine.value} into {aggregation.output_name!r}; drop or fill "
-            f"missing values first, e.g. | Filter(lambda row: row[{aggregation.field!r}] "
-            f"is not None)")
+    return (
+        f"field {aggregation.field!r} is None in a row aggregated with "
+        f"{aggregation.combine.value} into {aggregation.output_name!r}; drop or fill "
+        f"missing values first, e.g. | Filter(lambda row: row[{aggregation.field!r}] "
+        f"is not None)"
+    )
 
 
 @dataclass(frozen=True)
@@ -159,12 +170,14 @@ class GroupBy(PTransform):
         if not fields:
             raise PipelineConstructionError(
                 "GroupBy needs at least one key field name, e.g. GroupBy('key'); to combine "
-                "every element use CombineGlobally")
+                "every element use CombineGlobally"
+            )
         for field in fields:
             if not isinstance(field, str) or not field:
                 raise PipelineConstructionError(
                     f"GroupBy takes field names (non-empty strings), got {field!r}; to group by "
-                    f"a computed key use Map(lambda row: (key(row), row)) | GroupByKey()")
+                    f"a computed key use Map(lambda row: (key(row), row)) | GroupByKey()"
+                )
         if len(set(fields)) != len(fields):
             raise PipelineConstructionError(f"GroupBy{fields!r} names a key field twice")
         self.fields = tuple(fields)
@@ -173,23 +186,26 @@ class GroupBy(PTransform):
     def default_label(self) -> str:
         return f"GroupBy({','.join(self.fields)})"
 
-    def aggregate_field(self, field: str, combine, output_name: str) -> "GroupBy":
+    def aggregate_field(self, field: str, combine, output_name: str) -> GroupBy:
         """Also outputs ``output_name``: ``combine`` (sum, min, max, ``CountFn()``,
         ``MeanFn()``) over the values of ``field`` in the key's rows."""
         where = f"{self.default_label()}.aggregate_field({field!r}, ..., {output_name!r})"
         if not isinstance(field, str) or not field:
             raise PipelineConstructionError(
                 f"{where}: the field to aggregate must be a field name (a non-empty string), "
-                f"got {field!r}")
+                f"got {field!r}"
+            )
         kind = _builtin_combine(combine, where)
         if not isinstance(output_name, str) or not output_name:
             raise PipelineConstructionError(
-                f"{where}: the output name must be a non-empty string, got {output_name!r}")
+                f"{where}: the output name must be a non-empty string, got {output_name!r}"
+            )
         taken = (*self.fields, *(a.output_name for a in self.aggregations))
         if output_name in taken:
             raise PipelineConstructionError(
                 f"{where}: output name {output_name!r} is already a key field or output of "
-                f"this GroupBy; give each output its own name")
+                f"this GroupBy; give each output its own name"
+            )
         transform = copy.copy(self)
         transform.aggregations = (*self.aggregations, FieldAggregation(field, kind, output_name))
         return transform
@@ -199,26 +215,35 @@ class GroupBy(PTransform):
         if pcoll.element_kind == "kv":
             raise PipelineConstructionError(
                 f"{self.default_label()} needs rows (dicts), but its input {pcoll} holds "
-                f"(key, value) pairs; use GroupByKey or CombinePerKey for pairs")
+                f"(key, value) pairs; use GroupByKey or CombinePerKey for pairs"
+            )
         if not self.aggregations:
-            return (pcoll | "KeyByFields" >> ParDo(KeyByFields(self.fields))
-                    | "GroupByKey" >> GroupByKey())
+            return (
+                pcoll
+                | "KeyByFields" >> ParDo(KeyByFields(self.fields))
+                | "GroupByKey" >> GroupByKey()
+            )
         fields = tuple(a.field for a in self.aggregations)
         names = tuple(a.output_name for a in self.aggregations)
-        return (pcoll
-                | "KeyByFields" >> ParDo(KeyByFields(self.fields, fields))
-                | "AggregateFields" >> CombinePerKey(AggregateFieldsFn(self.aggregations))
-                | "ToRows" >> ParDo(FieldsToRow(self.fields, names)))
+        return (
+            pcoll
+            | "KeyByFields" >> ParDo(KeyByFields(self.fields, fields))
+            | "AggregateFields" >> CombinePerKey(AggregateFieldsFn(self.aggregations))
+            | "ToRows" >> ParDo(FieldsToRow(self.fields, names))
+        )
 
 
 def _builtin_combine(combine, where: str) -> BuiltinCombine:
     if isinstance(combine, type) and combine in _BY_COMBINE_FN:
         raise PipelineConstructionError(
-            f"{where}: pass an instance, {combine.__name__}(), not the class")
+            f"{where}: pass an instance, {combine.__name__}(), not the class"
+        )
     kind = _BY_COMBINE_FN.get(type(combine)) or next(
-        (kind for function, kind in _BY_FUNCTION.items() if combine is function), None)
+        (kind for function, kind in _BY_FUNCTION.items() if combine is function), None
+    )
     if kind is None:
         raise PipelineConstructionError(
             f"{where}: {combine!r} is not a built-in combiner; aggregate_field takes "
-            f"{_ACCEPTED}. For another combiner key the rows with Map and use CombinePerKey")
+            f"{_ACCEPTED}. For another combiner key the rows with Map and use CombinePerKey"
+        )
     return kind

@@ -24,8 +24,7 @@ class PTransform:
     def default_label(self) -> str:
         return type(self).__name__
 
-    def with_input_types(self, input_type_hint, *side_inputs_arg_hints,
-                         **side_input_kwarg_hints):
+    def with_input_types(self, input_type_hint, *side_inputs_arg_hints, **side_input_kwarg_hints):
         """Declares the element type this transform takes; checked when it is applied."""
         self._input_type_hint = input_type_hint
         return self
@@ -52,7 +51,8 @@ class PTransform:
         if not isinstance(label, str):
             raise PipelineConstructionError(
                 f"a transform label must be a string, got {label!r}: "
-                f"write 'MyLabel' >> {type(self).__name__}(...)")
+                f"write 'MyLabel' >> {type(self).__name__}(...)"
+            )
         if not label:
             return self
         labelled = copy.copy(self)
@@ -67,7 +67,8 @@ class PTransform:
     def __or__(self, right):
         raise PipelineConstructionError(
             f"cannot chain {self.default_label()} | {type(right).__name__} before applying them "
-            f"to a PCollection: write pcoll | first | second")
+            f"to a PCollection: write pcoll | first | second"
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.label or ''})"
@@ -107,11 +108,13 @@ class SourceTransform(PrimitiveTransform):
         if not isinstance(strategy, WatermarkStrategy):
             raise PipelineConstructionError(
                 f"{self.default_label()}.with_watermarks needs a WatermarkStrategy, e.g. "
-                f"WatermarkStrategy.for_bounded_out_of_orderness(5), got {strategy!r}")
+                f"WatermarkStrategy.for_bounded_out_of_orderness(5), got {strategy!r}"
+            )
         for name, fn in (("timestamp_fn", timestamp_fn), ("arrival_fn", arrival_fn)):
             if fn is not None and not callable(fn):
                 raise PipelineConstructionError(
-                    f"{self.default_label()}.with_watermarks: {name} must be callable, got {fn!r}")
+                    f"{self.default_label()}.with_watermarks: {name} must be callable, got {fn!r}"
+                )
         transform = copy.copy(self)
         transform.watermark = strategy
         transform.timestamp_fn = timestamp_fn
@@ -123,10 +126,16 @@ class SourceTransform(PrimitiveTransform):
         from panes.ir.data import Pickled
         from panes.watermark import to_ir
 
-        return {"watermark": None if self.watermark is None else to_ir(self.watermark),
-                **{name: None if fn is None else Pickled.of(fn)
-                   for name, fn in (("timestamp_fn", self.timestamp_fn),
-                                    ("arrival_fn", self.arrival_fn))}}
+        return {
+            "watermark": None if self.watermark is None else to_ir(self.watermark),
+            **{
+                name: None if fn is None else Pickled.of(fn)
+                for name, fn in (
+                    ("timestamp_fn", self.timestamp_fn),
+                    ("arrival_fn", self.arrival_fn),
+                )
+            },
+        }
 
 
 class _PTransformFnPTransform(PTransform):
@@ -182,18 +191,21 @@ def _pipeline_of(left, transform):
             return transform.pipeline
         raise PipelineConstructionError(
             f"{transform.default_label()} of no collections needs its pipeline: "
-            f"{{}} | {transform.default_label()}(pipeline=p)")
+            f"{{}} | {transform.default_label()}(pipeline=p)"
+        )
     if isinstance(left, dict):
         left = list(left.values())
     if isinstance(left, (list, tuple)) and left and all(isinstance(p, PCollection) for p in left):
         pipelines = {id(p.pipeline) for p in left}
         if len(pipelines) > 1:
             raise PipelineConstructionError(
-                f"{transform.default_label()}: all inputs must belong to the same pipeline")
+                f"{transform.default_label()}: all inputs must belong to the same pipeline"
+            )
         return left[0].pipeline
     raise PipelineConstructionError(
         f"{transform.default_label()} must be applied to a pipeline, a PCollection or a "
-        f"list of PCollections, not {type(left).__name__}")
+        f"list of PCollections, not {type(left).__name__}"
+    )
 
 
 def require_pcollection(transform: PTransform, pvalue, label: str) -> PCollection:
@@ -203,4 +215,5 @@ def require_pcollection(transform: PTransform, pvalue, label: str) -> PCollectio
     what = "the pipeline itself" if isinstance(pvalue, PBegin) else type(pvalue).__name__
     raise PipelineConstructionError(
         f"{type(transform).__name__} '{label}' must be applied to a PCollection, not {what}; "
-        f"start with p | Create(...) or a Read transform")
+        f"start with p | Create(...) or a Read transform"
+    )

@@ -16,9 +16,12 @@ def _pairs() -> tuple:
     """``(API class, IR class)`` of each row function; their fields are the same."""
     from panes.transforms import group_by, timestamps
 
-    return ((group_by.KeyByFields, rows.KeyByFields), (group_by.FieldsToRow, rows.FieldsToRow),
-            (timestamps.TimestampFromField, rows.TimestampFromField),
-            (group_by.AggregateFieldsFn, rows.AggregateFields))
+    return (
+        (group_by.KeyByFields, rows.KeyByFields),
+        (group_by.FieldsToRow, rows.FieldsToRow),
+        (timestamps.TimestampFromField, rows.TimestampFromField),
+        (group_by.AggregateFieldsFn, rows.AggregateFields),
+    )
 
 
 def to_ir(fn):

@@ -13,10 +13,10 @@ from __future__ import annotations
 from itertools import repeat
 
 from panes.errors import UserCodeError
-from panes.timestamp import MAX_MICROS
 from panes.ir import triggers
 from panes.ir import windowing as ir
 from panes.ir.windowing import TimestampCombiner
+from panes.timestamp import MAX_MICROS
 from panes.window import SessionSlots, interval_window, window_order, windowed_value
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import CombineFnAggregation
@@ -56,8 +56,9 @@ class BatchGrouping:
         # At the end of the window, panes() sets the timestamp; nothing to track per element.
         self._at_end = self.combiner == TimestampCombiner.OUTPUT_AT_EOW
         self.window_fn = window_fn_kinds.from_ir(strategy.window_fn)
-        self._sessions = (isinstance(strategy.window_fn, ir.Sessions)
-                          and isinstance(aggregation, CombineFnAggregation))
+        self._sessions = isinstance(strategy.window_fn, ir.Sessions) and isinstance(
+            aggregation, CombineFnAggregation
+        )
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
         # One windows tuple per distinct window, across keys: pickling ships a repeated one
         # once. (Sessions are all distinct.)
@@ -78,7 +79,8 @@ class BatchGrouping:
                 timestamps = repeat(None)
             try:
                 for index, ((key, value), timestamp, windows) in enumerate(
-                        zip(pairs, timestamps, windows_column)):
+                    zip(pairs, timestamps, windows_column)
+                ):
                     try:
                         store = keys[key]
                     except KeyError:
@@ -86,8 +88,10 @@ class BatchGrouping:
                         opened.append(index)
                     for window in windows:
                         if sessions:
-                            slots, at = store.slots, store.place(
-                                window.start_micros, window.end_micros, merge_slots)
+                            slots, at = (
+                                store.slots,
+                                store.place(window.start_micros, window.end_micros, merge_slots),
+                            )
                             slot = slots[at]
                         else:
                             slots, at = store, window
@@ -98,8 +102,9 @@ class BatchGrouping:
                             continue
                         slot[0] = add(slot[0], value)
                         if not at_end:
-                            slot[1] = combine_output_times(combiner, slot[1],
-                                                           output_time(combiner, window, timestamp))
+                            slot[1] = combine_output_times(
+                                combiner, slot[1], output_time(combiner, window, timestamp)
+                            )
             except UserCodeError:
                 raise
             except Exception as error:
@@ -131,7 +136,7 @@ class BatchGrouping:
                 known = mine.get(window)
                 mine[window] = slot if known is None else self._merge_slots([known, slot])
 
-    def merge_from(self, other: "BatchGrouping") -> None:
+    def merge_from(self, other: BatchGrouping) -> None:
         """Folds in all of ``other``'s keys; ``other`` is spent."""
         for key, partial in other.partials():
             self.merge_partial(key, partial)
@@ -165,8 +170,11 @@ class BatchGrouping:
                 raise
             except Exception as error:
                 raise aggregation.extract_failed(accumulator, error) from error
-            windows = ((window,) if windows_of is None else
-                       windows_of.get(window) or windows_of.setdefault(window, (window,)))
+            windows = (
+                (window,)
+                if windows_of is None
+                else windows_of.get(window) or windows_of.setdefault(window, (window,))
+            )
             timestamp = window.max_timestamp_micros if at_end else timestamp
             panes.append(windowed_value(((key, output), timestamp, windows, BATCH_PANE)))
         return panes

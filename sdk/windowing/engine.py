@@ -16,15 +16,13 @@ trigger is ready — or fires each due timer on its own, in time order (Flink).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from panes.errors import UserCodeError
-from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
 from panes.ir.windowing import AccumulationMode, TimestampCombiner
-from panes.window import (PANE_NO_FIRING, PaneInfo, PaneInfoTiming, WindowedValue,
-                          windowed_value)
-from panes.windowing import window_fn_kinds
+from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
+from panes.window import PANE_NO_FIRING, PaneInfo, PaneInfoTiming, WindowedValue, windowed_value
 from panes.windowing import holds as hold_rules
+from panes.windowing import window_fn_kinds
 from panes.windowing.evicting import EvictingAggregation
 from panes.windowing.key_state import KeyState, QuietRun, WindowState
 from panes.windowing.machines.base import TriggerContext, TriggerState
@@ -50,7 +48,7 @@ class Counters:
         self.dropped_closed = 0
         self.purged_unfired = 0
 
-    def add(self, other: "Counters") -> None:
+    def add(self, other: Counters) -> None:
         for name in self.NAMES:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
@@ -74,9 +72,9 @@ class StepResult:
     may be dropped. ``counters``: what the step dropped or purged."""
 
     outputs: list
-    event_timer: Optional[int]
-    processing_timer: Optional[int]
-    hold: Optional[int]
+    event_timer: int | None
+    processing_timer: int | None
+    hold: int | None
     empty: bool
     counters: Counters
 
@@ -114,8 +112,11 @@ class WindowingEngine:
     def __init__(self, strategy, aggregation):
         self.strategy = strategy
         effective = effective_windowing(strategy)
-        self.contents = (aggregation if effective.evictor is None
-                         else EvictingAggregation(aggregation, effective.evictor))
+        self.contents = (
+            aggregation
+            if effective.evictor is None
+            else EvictingAggregation(aggregation, effective.evictor)
+        )
         self.evicting = effective.evictor is not None
         self.trigger = TriggerRunner(effective.trigger)
         self.lateness = strategy.allowed_lateness
@@ -129,14 +130,18 @@ class WindowingEngine:
     # -- the step ---------------------------------------------------------------------------------
 
     @staticmethod
-    def new_state(key, watermark: int = MIN_MICROS,
-                  processing_time: int = MIN_MICROS) -> KeyState:
+    def new_state(key, watermark: int = MIN_MICROS, processing_time: int = MIN_MICROS) -> KeyState:
         """A key's empty state with its clocks at ``watermark`` and ``processing_time`` (the
         grouping's clocks when the key first appears or reappears)."""
         return KeyState(key, watermark, processing_time)
 
-    def step(self, state: KeyState, elements=(), watermark: Optional[int] = None,
-             processing_time: Optional[int] = None) -> StepResult:
+    def step(
+        self,
+        state: KeyState,
+        elements=(),
+        watermark: int | None = None,
+        processing_time: int | None = None,
+    ) -> StepResult:
         """Advances ``state`` in place by one step of the event log: ``elements`` (the key's
         bundle of ``WindowedValue``s, possibly empty) and the new clock values (None: unchanged).
 
@@ -155,8 +160,14 @@ class WindowingEngine:
         if at_end:
             outputs += self.advance_processing_time(state, processing_time, counters)
         timers = state.timers
-        return StepResult(outputs, timers.next_time(EVENT_TIME), timers.next_time(PROCESSING_TIME),
-                          self.earliest_hold(state), not state.windows, counters)
+        return StepResult(
+            outputs,
+            timers.next_time(EVENT_TIME),
+            timers.next_time(PROCESSING_TIME),
+            self.earliest_hold(state),
+            not state.windows,
+            counters,
+        )
 
     # -- finer operations, for runners that replay many steps at once ------------------------------
 
@@ -206,8 +217,10 @@ class WindowingEngine:
             state.arrivals += 1
             try:
                 window_state.contents = (
-                    add(window_state.contents, value, timestamp, state.arrivals) if evicting
-                    else add(window_state.contents, value))
+                    add(window_state.contents, value, timestamp, state.arrivals)
+                    if evicting
+                    else add(window_state.contents, value)
+                )
             except UserCodeError:
                 raise
             except Exception as error:
@@ -240,17 +253,18 @@ class WindowingEngine:
         return held_back(state.input_watermark, self.earliest_hold(state))
 
     @staticmethod
-    def earliest_hold(state: KeyState) -> Optional[int]:
+    def earliest_hold(state: KeyState) -> int | None:
         """The earliest hold of any of the key's windows (None: none)."""
         if not state.hold_known:
-            holds = [h for h in (w.holds.earliest() for w in state.windows.values())
-                     if h is not None]
+            holds = [
+                h for h in (w.holds.earliest() for w in state.windows.values()) if h is not None
+            ]
             state.earliest_hold, state.hold_known = (min(holds) if holds else None), True
         return state.earliest_hold
 
     # -- elements -------------------------------------------------------------------------------
 
-    def _drop_expired(self, call: _Call, wv: WindowedValue) -> Optional[WindowedValue]:
+    def _drop_expired(self, call: _Call, wv: WindowedValue) -> WindowedValue | None:
         """Drops the windows an element is too late for (Beam's LateDataDroppingDoFnRunner)."""
         watermark = call.state.input_watermark
         if all(self._gc_time(w) >= watermark for w in wv.windows):
@@ -259,8 +273,19 @@ class WindowingEngine:
         for window in wv.windows:
             if self._gc_time(window) < watermark:
                 call.counters.dropped_late += 1
-                call.emissions.append((LATE, windowed_value(
-                    ((call.state.key, wv.value), wv.timestamp_micros, (window,), PANE_NO_FIRING))))
+                call.emissions.append(
+                    (
+                        LATE,
+                        windowed_value(
+                            (
+                                (call.state.key, wv.value),
+                                wv.timestamp_micros,
+                                (window,),
+                                PANE_NO_FIRING,
+                            )
+                        ),
+                    )
+                )
             else:
                 kept.append(window)
         return wv._replace(windows=tuple(kept)) if kept else None
@@ -277,14 +302,16 @@ class WindowingEngine:
             self._emit(call, window, window_state)
         budget, counters = self.trigger.quiet(context)
         if budget:
-            window_state.quiet = QuietRun(state.epoch, budget, counters, gc_time,
-                                          self.holds_settle)
+            window_state.quiet = QuietRun(state.epoch, budget, counters, gc_time, self.holds_settle)
 
     def _process_elements(self, call: _Call, values: list) -> None:
         windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
         merged_into = self._merge(call, windows) if self.is_merging else None
-        targets = windows if merged_into is None else list(
-            dict.fromkeys(merged_into.get(w, w) for w in windows))
+        targets = (
+            windows
+            if merged_into is None
+            else list(dict.fromkeys(merged_into.get(w, w) for w in windows))
+        )
         states = call.state.windows
         to_consider = [w for w in targets if w not in states or not states[w].closed]
         for wv in values:
@@ -296,8 +323,11 @@ class WindowingEngine:
                 self._process_element(call, window, wv, self._gc_time(window))
         for window in to_consider:
             window_state = states.get(window)
-            if window_state is not None and not window_state.closed and self.trigger.should_fire(
-                    self._context(call.state, window, window_state)):
+            if (
+                window_state is not None
+                and not window_state.closed
+                and self.trigger.should_fire(self._context(call.state, window, window_state))
+            ):
                 self._emit(call, window, window_state)
 
     def _process_element(self, call: _Call, window, wv: WindowedValue, gc_time: int):
@@ -317,20 +347,30 @@ class WindowingEngine:
         self._add_holds(call, window_state, window, wv.timestamp_micros, gc_time)
         window_state.has_new_elements = True
         state.arrivals += 1
-        window_state.contents = self.contents.add(window_state.contents, wv.value,
-                                                  wv.timestamp_micros, state.arrivals)
+        window_state.contents = self.contents.add(
+            window_state.contents, wv.value, wv.timestamp_micros, state.arrivals
+        )
         window_state.size += 1
         window_state.unfired += 1
-        context = self._context(state, window, window_state, element=wv.value,
-                                timestamp=wv.timestamp_micros)
+        context = self._context(
+            state, window, window_state, element=wv.value, timestamp=wv.timestamp_micros
+        )
         self.trigger.on_element(context)
         return context
 
-    def _add_holds(self, call: _Call, window_state: WindowState, window, timestamp: int,
-                   gc_time: int) -> None:
+    def _add_holds(
+        self, call: _Call, window_state: WindowState, window, timestamp: int, gc_time: int
+    ) -> None:
         state = call.state
-        hold = hold_rules.add_holds(window_state.holds, self.combiner, window, timestamp, gc_time,
-                                    state.input_watermark, call.output_watermark)
+        hold = hold_rules.add_holds(
+            window_state.holds,
+            self.combiner,
+            window,
+            timestamp,
+            gc_time,
+            state.input_watermark,
+            call.output_watermark,
+        )
         if hold is None or not state.hold_known:
             return
         if self.combiner == TimestampCombiner.OUTPUT_AT_LATEST:
@@ -354,12 +394,20 @@ class WindowingEngine:
         state = call.state
         sources = [state.windows[w] for w in active_sources]
         prior = state.windows.get(result) if result in active_sources else None
-        merged = WindowState(self.contents.merge([s.contents for s in sources]) if sources
-                             else self.contents.create())
+        merged = WindowState(
+            self.contents.merge([s.contents for s in sources])
+            if sources
+            else self.contents.create()
+        )
         state.hold_known = False
         merged.holds = hold_rules.merge_holds(
-            [s.holds for s in sources], self.combiner, result, self._gc_time(result),
-            state.input_watermark, call.output_watermark)
+            [s.holds for s in sources],
+            self.combiner,
+            result,
+            self._gc_time(result),
+            state.input_watermark,
+            call.output_watermark,
+        )
         merged.has_new_elements = any(s.has_new_elements for s in sources)
         merged.size = sum(s.size for s in sources)
         merged.unfired = sum(s.unfired for s in sources)
@@ -371,8 +419,9 @@ class WindowingEngine:
                 del state.windows[window]
         state.windows[result] = merged
         if sources:
-            self.trigger.on_merge(self._context(state, result, merged,
-                                                merging=tuple(s.trigger for s in sources)))
+            self.trigger.on_merge(
+                self._context(state, result, merged, merging=tuple(s.trigger for s in sources))
+            )
 
     # -- timers ---------------------------------------------------------------------------------
 
@@ -419,7 +468,8 @@ class WindowingEngine:
         state = call.state
         call.output_watermark = held_back(
             due_timers[0][1] if domain == EVENT_TIME else state.input_watermark,
-            self.earliest_hold(state))
+            self.earliest_hold(state),
+        )
         for window in dict.fromkeys(window for window, _ in due_timers):
             window_state = state.windows.get(window)
             if window_state is None:
@@ -427,7 +477,8 @@ class WindowingEngine:
             if domain == EVENT_TIME and state.input_watermark > self._gc_time(window):
                 self._garbage_collect(call, window, window_state)
             elif not window_state.closed and self.trigger.should_fire(
-                    self._context(state, window, window_state)):
+                self._context(state, window, window_state)
+            ):
                 self._emit(call, window, window_state)
 
     def _garbage_collect(self, call: _Call, window, window_state: WindowState) -> None:
@@ -466,8 +517,13 @@ class WindowingEngine:
         state = call.state
         output_timestamp = hold_rules.extract_and_release(window_state.holds, window)
         state.hold_known = False
-        pane = next_pane(window_state.pane, window.max_timestamp_micros, state.input_watermark,
-                         call.output_watermark, is_final)
+        pane = next_pane(
+            window_state.pane,
+            window.max_timestamp_micros,
+            state.input_watermark,
+            call.output_watermark,
+            is_final,
+        )
         if not self._need_to_emit(window_state, pane):
             return
         window_state.pane = pane
@@ -475,15 +531,24 @@ class WindowingEngine:
         if self.evicting:
             window_state.size = len(window_state.contents)
         window_state.unfired = 0
-        call.emissions.append((MAIN, windowed_value(((state.key, value), output_timestamp,
-                                                     (window,), pane))))
+        call.emissions.append(
+            (MAIN, windowed_value(((state.key, value), output_timestamp, (window,), pane)))
+        )
 
     def _need_to_emit(self, window_state: WindowState, pane: PaneInfo) -> bool:
         if self.flink:
             return window_state.size > 0  # Flink fires a window's contents, never an empty one
         return window_state.has_new_elements or pane.timing == PaneInfoTiming.ON_TIME
 
-    def _context(self, state: KeyState, window, window_state: WindowState,
-                 **extra) -> TriggerContext:
-        return TriggerContext(window, window_state.trigger, state.input_watermark,
-                              state.processing_time, self.is_merging, state.timers, **extra)
+    def _context(
+        self, state: KeyState, window, window_state: WindowState, **extra
+    ) -> TriggerContext:
+        return TriggerContext(
+            window,
+            window_state.trigger,
+            state.input_watermark,
+            state.processing_time,
+            self.is_merging,
+            state.timers,
+            **extra,
+        )

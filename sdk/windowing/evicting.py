@@ -8,8 +8,8 @@ lowers to the other and back, and what it keeps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from panes import evictor as api
 from panes.errors import PipelineConstructionError
@@ -30,7 +30,7 @@ class EvictorKind:
 
 
 def _count_keeper(evictor: ir.CountEvictor) -> Callable:
-    return lambda entries: entries[-evictor.max_count:]
+    return lambda entries: entries[-evictor.max_count :]
 
 
 def _time_keeper(evictor: ir.TimeEvictor) -> Callable:
@@ -57,23 +57,30 @@ def _delta_keeper(evictor: ir.DeltaEvictor) -> Callable:
 
 KINDS = (
     EvictorKind(
-        ir.CountEvictor, api.CountEvictor,
+        ir.CountEvictor,
+        api.CountEvictor,
         to_ir=lambda e: ir.CountEvictor(e.max_count, e.evict_before, e.evict_after),
         from_ir=lambda e: api.CountEvictor(e.max_count, e.evict_before, e.evict_after),
-        keeper=_count_keeper),
+        keeper=_count_keeper,
+    ),
     EvictorKind(
-        ir.TimeEvictor, api.TimeEvictor,
+        ir.TimeEvictor,
+        api.TimeEvictor,
         to_ir=lambda e: ir.TimeEvictor(e.window_size.micros, e.evict_before, e.evict_after),
-        from_ir=lambda e: api.TimeEvictor(Duration(micros=e.window_size), e.evict_before,
-                                          e.evict_after),
-        keeper=_time_keeper),
+        from_ir=lambda e: api.TimeEvictor(
+            Duration(micros=e.window_size), e.evict_before, e.evict_after
+        ),
+        keeper=_time_keeper,
+    ),
     EvictorKind(
-        ir.DeltaEvictor, api.DeltaEvictor,
-        to_ir=lambda e: ir.DeltaEvictor(float(e.threshold), Pickled.of(e.fn), e.evict_before,
-                                        e.evict_after),
-        from_ir=lambda e: api.DeltaEvictor(e.threshold, e.fn.load(), e.evict_before,
-                                           e.evict_after),
-        keeper=_delta_keeper),
+        ir.DeltaEvictor,
+        api.DeltaEvictor,
+        to_ir=lambda e: ir.DeltaEvictor(
+            float(e.threshold), Pickled.of(e.fn), e.evict_before, e.evict_after
+        ),
+        from_ir=lambda e: api.DeltaEvictor(e.threshold, e.fn.load(), e.evict_before, e.evict_after),
+        keeper=_delta_keeper,
+    ),
 )
 
 _BY_API = {kind.api: kind for kind in KINDS}
@@ -85,7 +92,8 @@ def to_ir(evictor) -> ir.Evictor:
     if kind is None:
         raise PipelineConstructionError(
             f"{evictor!r} is not a panes evictor; use CountEvictor, TimeEvictor or DeltaEvictor "
-            f"of panes.evictor")
+            f"of panes.evictor"
+        )
     return kind.to_ir(evictor)
 
 
@@ -117,8 +125,10 @@ class EvictingAggregation:
         return error
 
     def merge(self, accumulators):
-        return sorted((entry for accumulator in accumulators for entry in accumulator),
-                      key=lambda entry: entry[0])
+        return sorted(
+            (entry for accumulator in accumulators for entry in accumulator),
+            key=lambda entry: entry[0],
+        )
 
     def extract(self, accumulator):
         """The pane's output; evicts from ``accumulator`` in place, before and/or after."""

@@ -4,7 +4,7 @@ engine runs it (``effective_windowing``)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from panes.ir import triggers
 from panes.ir.windowing import AccumulationMode, Evictor, WindowingStrategy
@@ -15,9 +15,13 @@ def windowing_to_ir(windowing) -> WindowingStrategy:
     """The IR of an API ``Windowing`` (``panes.transforms.core.Windowing``)."""
     evictor = windowing.evictor
     return WindowingStrategy(
-        window_fn_kinds.to_ir(windowing.window_fn), trigger_kinds.to_ir(windowing.trigger),
-        windowing.accumulation_mode, windowing.allowed_lateness.micros,
-        windowing.timestamp_combiner, None if evictor is None else evicting.to_ir(evictor))
+        window_fn_kinds.to_ir(windowing.window_fn),
+        trigger_kinds.to_ir(windowing.trigger),
+        windowing.accumulation_mode,
+        windowing.allowed_lateness.micros,
+        windowing.timestamp_combiner,
+        None if evictor is None else evicting.to_ir(evictor),
+    )
 
 
 def downstream_windowing(windowing):
@@ -36,7 +40,7 @@ class EffectiveWindowing(NamedTuple):
     """
 
     trigger: triggers.Trigger
-    evictor: Optional[Evictor]
+    evictor: Evictor | None
     accumulation_mode: AccumulationMode
     flink: bool
 
@@ -51,5 +55,6 @@ def effective_windowing(strategy: WindowingStrategy) -> EffectiveWindowing:
         trigger, implied_evictor = implied(strategy.window_fn)
         evictor = evictor if evictor is not None else implied_evictor
     kind = trigger_kinds.kind_of(trigger)
-    return EffectiveWindowing(trigger, evictor, kind.accumulation or strategy.accumulation_mode,
-                              kind.flink)
+    return EffectiveWindowing(
+        trigger, evictor, kind.accumulation or strategy.accumulation_mode, kind.flink
+    )

@@ -7,8 +7,8 @@ and the family rules it follows. Adding a trigger is adding an entry here (with 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from panes import trigger as api
 from panes.errors import PipelineConstructionError
@@ -17,11 +17,18 @@ from panes.ir.data import Pickled
 from panes.ir.windowing import AccumulationMode
 from panes.timestamp import Duration
 from panes.windowing.machines.composite import (
-    AfterAllMachine, AfterAnyMachine, AfterEachMachine, OrFinallyMachine, RepeatedlyMachine,
+    AfterAllMachine,
+    AfterAnyMachine,
+    AfterEachMachine,
+    OrFinallyMachine,
+    RepeatedlyMachine,
 )
 from panes.windowing.machines.counting import AfterCountMachine
 from panes.windowing.machines.end_of_window import (
-    DefaultMachine, EarlyAndLateMachine, EndOfWindowMachine, NeverMachine,
+    DefaultMachine,
+    EarlyAndLateMachine,
+    EndOfWindowMachine,
+    NeverMachine,
 )
 from panes.windowing.machines.first_element import AfterFirstElementMachine
 from panes.windowing.machines.flink import ContinuousMachine, DeltaMachine
@@ -45,7 +52,7 @@ class TriggerKind:
     may_finish: Callable = lambda trigger, lateness: False
     continuation: Callable = lambda trigger: trigger
     flink: bool = False
-    accumulation: Optional[AccumulationMode] = None
+    accumulation: AccumulationMode | None = None
 
 
 def _seconds(micros: int) -> str:
@@ -57,19 +64,20 @@ def _display_all(triggers) -> str:
 
 
 def _keywords(**children) -> str:
-    return ", ".join(f"{name}={display(child)}" for name, child in children.items()
-                     if child is not None)
+    return ", ".join(
+        f"{name}={display(child)}" for name, child in children.items() if child is not None
+    )
 
 
-def _lowered(trigger) -> Optional[ir.Trigger]:
+def _lowered(trigger) -> ir.Trigger | None:
     return None if trigger is None else to_ir(trigger)
 
 
-def _raised(trigger) -> Optional[api.Trigger]:
+def _raised(trigger) -> api.Trigger | None:
     return None if trigger is None else from_ir(trigger)
 
 
-def _continued(trigger) -> Optional[ir.Trigger]:
+def _continued(trigger) -> ir.Trigger | None:
     return None if trigger is None else continuation(trigger)
 
 
@@ -87,133 +95,204 @@ def _after_end_of_window_may_finish(trigger: ir.AfterEndOfWindow, lateness: int)
 
 def _flink(purging: bool = False, **entry) -> TriggerKind:
     """A Flink-style kind: it purges (discarding) at its root or else accumulates."""
-    return TriggerKind(**entry, flink=True, accumulation=(
-        AccumulationMode.DISCARDING if purging else AccumulationMode.ACCUMULATING))
+    return TriggerKind(
+        **entry,
+        flink=True,
+        accumulation=(AccumulationMode.DISCARDING if purging else AccumulationMode.ACCUMULATING),
+    )
 
 
 def _listing(ir_class, api_class) -> dict:
     """The classes, lowering and display of a kind that holds a list of subtriggers."""
-    return dict(ir=ir_class, api=api_class,
-                to_ir=lambda t: ir_class(tuple(map(to_ir, t.triggers))),
-                from_ir=lambda t: api_class(*map(from_ir, t.subtriggers)),
-                display=lambda t: f"{api_class.__name__}({_display_all(t.subtriggers)})")
+    return {
+        "ir": ir_class,
+        "api": api_class,
+        "to_ir": lambda t: ir_class(tuple(map(to_ir, t.triggers))),
+        "from_ir": lambda t: api_class(*map(from_ir, t.subtriggers)),
+        "display": lambda t: f"{api_class.__name__}({_display_all(t.subtriggers)})",
+    }
 
 
 KINDS = (
     # -- Beam ----------------------------------------------------------------------------------
     TriggerKind(
-        ir.Default, api.DefaultTrigger,
-        to_ir=lambda t: ir.Default(), from_ir=lambda t: api.DefaultTrigger(),
-        machine=lambda t: (DefaultMachine(), ()), display=lambda t: "DefaultTrigger()"),
+        ir.Default,
+        api.DefaultTrigger,
+        to_ir=lambda t: ir.Default(),
+        from_ir=lambda t: api.DefaultTrigger(),
+        machine=lambda t: (DefaultMachine(), ()),
+        display=lambda t: "DefaultTrigger()",
+    ),
     TriggerKind(
-        ir.Never, api.Never,
-        to_ir=lambda t: ir.Never(), from_ir=lambda t: api.Never(),
-        machine=lambda t: (NeverMachine(), ()), display=lambda t: "Never()"),
+        ir.Never,
+        api.Never,
+        to_ir=lambda t: ir.Never(),
+        from_ir=lambda t: api.Never(),
+        machine=lambda t: (NeverMachine(), ()),
+        display=lambda t: "Never()",
+    ),
     TriggerKind(
-        ir.AfterEndOfWindow, api.AfterWatermark,
+        ir.AfterEndOfWindow,
+        api.AfterWatermark,
         to_ir=lambda t: ir.AfterEndOfWindow(_lowered(t.early), _lowered(t.late)),
         from_ir=lambda t: api.AfterWatermark(_raised(t.early), _raised(t.late)),
         machine=_after_end_of_window_machine,
         display=lambda t: f"AfterWatermark({_keywords(early=t.early, late=t.late)})",
         may_finish=_after_end_of_window_may_finish,
-        continuation=lambda t: ir.AfterEndOfWindow(_continued(t.early), _continued(t.late))),
+        continuation=lambda t: ir.AfterEndOfWindow(_continued(t.early), _continued(t.late)),
+    ),
     TriggerKind(
-        ir.ElementCount, api.AfterCount,
-        to_ir=lambda t: ir.ElementCount(t.count), from_ir=lambda t: api.AfterCount(t.count),
+        ir.ElementCount,
+        api.AfterCount,
+        to_ir=lambda t: ir.ElementCount(t.count),
+        from_ir=lambda t: api.AfterCount(t.count),
         machine=lambda t: (AfterCountMachine(t.count), ()),
         display=lambda t: f"AfterCount({t.count})",
-        may_finish=lambda t, lateness: True, continuation=lambda t: ir.ElementCount(1)),
+        may_finish=lambda t, lateness: True,
+        continuation=lambda t: ir.ElementCount(1),
+    ),
     TriggerKind(
-        ir.AfterProcessingTime, api.AfterProcessingTime,
+        ir.AfterProcessingTime,
+        api.AfterProcessingTime,
         to_ir=lambda t: ir.AfterProcessingTime(t.delay.micros),
         from_ir=lambda t: api.AfterProcessingTime(Duration(micros=t.delay)),
         machine=lambda t: (AfterFirstElementMachine(PROCESSING_TIME, t.delay), ()),
         display=lambda t: f"AfterProcessingTime({_seconds(t.delay)})",
-        may_finish=lambda t, lateness: True, continuation=lambda t: ir.AfterProcessingTime(0)),
+        may_finish=lambda t, lateness: True,
+        continuation=lambda t: ir.AfterProcessingTime(0),
+    ),
     TriggerKind(
-        ir.Repeat, api.Repeatedly,
+        ir.Repeat,
+        api.Repeatedly,
         to_ir=lambda t: ir.Repeat(to_ir(t.underlying)),
         from_ir=lambda t: api.Repeatedly(from_ir(t.subtrigger)),
         machine=lambda t: (RepeatedlyMachine(), (t.subtrigger,)),
         display=lambda t: f"Repeatedly({display(t.subtrigger)})",
-        continuation=lambda t: ir.Repeat(continuation(t.subtrigger))),
+        continuation=lambda t: ir.Repeat(continuation(t.subtrigger)),
+    ),
     TriggerKind(
-        **_listing(ir.AfterAll, api.AfterAll), machine=lambda t: (AfterAllMachine(), t.subtriggers),
+        **_listing(ir.AfterAll, api.AfterAll),
+        machine=lambda t: (AfterAllMachine(), t.subtriggers),
         may_finish=lambda t, lateness: all(may_finish(s, lateness) for s in t.subtriggers),
-        continuation=lambda t: ir.AfterAll(tuple(map(continuation, t.subtriggers)))),
+        continuation=lambda t: ir.AfterAll(tuple(map(continuation, t.subtriggers))),
+    ),
     TriggerKind(
-        **_listing(ir.AfterAny, api.AfterAny), machine=lambda t: (AfterAnyMachine(), t.subtriggers),
+        **_listing(ir.AfterAny, api.AfterAny),
+        machine=lambda t: (AfterAnyMachine(), t.subtriggers),
         may_finish=lambda t, lateness: any(may_finish(s, lateness) for s in t.subtriggers),
-        continuation=lambda t: ir.AfterAny(tuple(map(continuation, t.subtriggers)))),
+        continuation=lambda t: ir.AfterAny(tuple(map(continuation, t.subtriggers))),
+    ),
     TriggerKind(
         **_listing(ir.AfterEach, api.AfterEach),
         machine=lambda t: (AfterEachMachine(), t.subtriggers),
         may_finish=lambda t, lateness: all(may_finish(s, lateness) for s in t.subtriggers),
         # Beam: the continuation fires as soon as any of the sequence's would.
-        continuation=lambda t: ir.Repeat(ir.AfterAny(tuple(map(continuation, t.subtriggers))))),
+        continuation=lambda t: ir.Repeat(ir.AfterAny(tuple(map(continuation, t.subtriggers)))),
+    ),
     TriggerKind(
-        ir.OrFinally, api.OrFinally,
+        ir.OrFinally,
+        api.OrFinally,
         to_ir=lambda t: ir.OrFinally(to_ir(t.trigger), to_ir(t.finally_)),
         from_ir=lambda t: api.OrFinally(from_ir(t.main), from_ir(t.finally_)),
         machine=lambda t: (OrFinallyMachine(), (t.main, t.finally_)),
         display=lambda t: f"OrFinally({display(t.main)}, {display(t.finally_)})",
-        may_finish=lambda t, lateness: may_finish(t.main, lateness) or may_finish(t.finally_,
-                                                                                  lateness),
-        continuation=lambda t: ir.OrFinally(continuation(t.main), continuation(t.finally_))),
+        may_finish=lambda t, lateness: (
+            may_finish(t.main, lateness) or may_finish(t.finally_, lateness)
+        ),
+        continuation=lambda t: ir.OrFinally(continuation(t.main), continuation(t.finally_)),
+    ),
     # -- Flink ---------------------------------------------------------------------------------
-    _flink(ir=ir.CountTrigger, api=api.CountTrigger,
-           to_ir=lambda t: ir.CountTrigger(t.count), from_ir=lambda t: api.CountTrigger(t.count),
-           machine=lambda t: (RepeatedlyMachine(), (AfterCountMachine(t.count),)),
-           display=lambda t: f"CountTrigger.of({t.count})"),
-    _flink(ir=ir.EventTimeTrigger, api=api.EventTimeTrigger,
-           to_ir=lambda t: ir.EventTimeTrigger(_lowered(t.early), _lowered(t.late)),
-           from_ir=lambda t: api.EventTimeTrigger(_raised(t.early), _raised(t.late)),
-           machine=lambda t: (EarlyAndLateMachine(EVENT_TIME),
-                              (t.early or ir.Never(), t.late or ir.ElementCount(1))),
-           display=lambda t: f"EventTimeTrigger({_keywords(early=t.early, late=t.late)})"),
-    _flink(ir=ir.ProcessingTimeTrigger, api=api.ProcessingTimeTrigger,
-           to_ir=lambda t: ir.ProcessingTimeTrigger(_lowered(t.early)),
-           from_ir=lambda t: api.ProcessingTimeTrigger(_raised(t.early)),
-           machine=lambda t: (EarlyAndLateMachine(PROCESSING_TIME),
-                              (t.early or ir.Never(), ir.ElementCount(1))),
-           display=lambda t: f"ProcessingTimeTrigger({_keywords(early=t.early)})"),
-    _flink(ir=ir.EventTimeAfterFirstElement, api=api.EventTimeAfterFirstElement,
-           to_ir=lambda t: ir.EventTimeAfterFirstElement(t.delay.micros),
-           from_ir=lambda t: api.EventTimeAfterFirstElement(Duration(micros=t.delay)),
-           machine=lambda t: (RepeatedlyMachine(),
-                              (AfterFirstElementMachine(EVENT_TIME, t.delay),)),
-           display=lambda t: f"EventTimeTrigger.afterFirstElement({_seconds(t.delay)})"),
-    _flink(ir=ir.ProcessingTimeAfterFirstElement, api=api.ProcessingTimeAfterFirstElement,
-           to_ir=lambda t: ir.ProcessingTimeAfterFirstElement(t.delay.micros),
-           from_ir=lambda t: api.ProcessingTimeAfterFirstElement(Duration(micros=t.delay)),
-           machine=lambda t: (RepeatedlyMachine(),
-                              (AfterFirstElementMachine(PROCESSING_TIME, t.delay),)),
-           display=lambda t: f"ProcessingTimeTrigger.afterFirstElement({_seconds(t.delay)})"),
-    _flink(ir=ir.ContinuousEventTimeTrigger, api=api.ContinuousEventTimeTrigger,
-           to_ir=lambda t: ir.ContinuousEventTimeTrigger(t.interval.micros),
-           from_ir=lambda t: api.ContinuousEventTimeTrigger(Duration(micros=t.interval)),
-           machine=lambda t: (ContinuousMachine(EVENT_TIME, t.interval), ()),
-           display=lambda t: f"ContinuousEventTimeTrigger.of({_seconds(t.interval)})"),
-    _flink(ir=ir.ContinuousProcessingTimeTrigger, api=api.ContinuousProcessingTimeTrigger,
-           to_ir=lambda t: ir.ContinuousProcessingTimeTrigger(t.interval.micros),
-           from_ir=lambda t: api.ContinuousProcessingTimeTrigger(Duration(micros=t.interval)),
-           machine=lambda t: (ContinuousMachine(PROCESSING_TIME, t.interval), ()),
-           display=lambda t: f"ContinuousProcessingTimeTrigger.of({_seconds(t.interval)})"),
-    _flink(ir=ir.DeltaTrigger, api=api.DeltaTrigger,
-           to_ir=lambda t: ir.DeltaTrigger(float(t.threshold), Pickled.of(t.fn)),
-           from_ir=lambda t: api.DeltaTrigger(t.threshold, t.fn.load()),
-           machine=lambda t: (DeltaMachine(t.threshold, t.fn.load()), ()),
-           display=lambda t: f"DeltaTrigger.of({t.threshold:g}, <fn>)"),
-    _flink(ir=ir.PurgingTrigger, api=api.PurgingTrigger,
-           to_ir=lambda t: ir.PurgingTrigger(to_ir(t.trigger)),
-           from_ir=lambda t: api.PurgingTrigger(from_ir(t.trigger)),
-           # Purging decides accumulation at the root only (the parent's mode wins, FLINK-4407).
-           machine=lambda t: machine(t.trigger),
-           display=lambda t: f"PurgingTrigger.of({display(t.trigger)})", purging=True),
-    _flink(**_listing(ir.All, api.All),
-           machine=lambda t: (RepeatedlyMachine(), (ir.AfterAll(t.subtriggers),))),
-    _flink(**_listing(ir.Any, api.Any),
-           machine=lambda t: (RepeatedlyMachine(), (ir.AfterAny(t.subtriggers),))),
+    _flink(
+        ir=ir.CountTrigger,
+        api=api.CountTrigger,
+        to_ir=lambda t: ir.CountTrigger(t.count),
+        from_ir=lambda t: api.CountTrigger(t.count),
+        machine=lambda t: (RepeatedlyMachine(), (AfterCountMachine(t.count),)),
+        display=lambda t: f"CountTrigger.of({t.count})",
+    ),
+    _flink(
+        ir=ir.EventTimeTrigger,
+        api=api.EventTimeTrigger,
+        to_ir=lambda t: ir.EventTimeTrigger(_lowered(t.early), _lowered(t.late)),
+        from_ir=lambda t: api.EventTimeTrigger(_raised(t.early), _raised(t.late)),
+        machine=lambda t: (
+            EarlyAndLateMachine(EVENT_TIME),
+            (t.early or ir.Never(), t.late or ir.ElementCount(1)),
+        ),
+        display=lambda t: f"EventTimeTrigger({_keywords(early=t.early, late=t.late)})",
+    ),
+    _flink(
+        ir=ir.ProcessingTimeTrigger,
+        api=api.ProcessingTimeTrigger,
+        to_ir=lambda t: ir.ProcessingTimeTrigger(_lowered(t.early)),
+        from_ir=lambda t: api.ProcessingTimeTrigger(_raised(t.early)),
+        machine=lambda t: (
+            EarlyAndLateMachine(PROCESSING_TIME),
+            (t.early or ir.Never(), ir.ElementCount(1)),
+        ),
+        display=lambda t: f"ProcessingTimeTrigger({_keywords(early=t.early)})",
+    ),
+    _flink(
+        ir=ir.EventTimeAfterFirstElement,
+        api=api.EventTimeAfterFirstElement,
+        to_ir=lambda t: ir.EventTimeAfterFirstElement(t.delay.micros),
+        from_ir=lambda t: api.EventTimeAfterFirstElement(Duration(micros=t.delay)),
+        machine=lambda t: (RepeatedlyMachine(), (AfterFirstElementMachine(EVENT_TIME, t.delay),)),
+        display=lambda t: f"EventTimeTrigger.afterFirstElement({_seconds(t.delay)})",
+    ),
+    _flink(
+        ir=ir.ProcessingTimeAfterFirstElement,
+        api=api.ProcessingTimeAfterFirstElement,
+        to_ir=lambda t: ir.ProcessingTimeAfterFirstElement(t.delay.micros),
+        from_ir=lambda t: api.ProcessingTimeAfterFirstElement(Duration(micros=t.delay)),
+        machine=lambda t: (
+            RepeatedlyMachine(),
+            (AfterFirstElementMachine(PROCESSING_TIME, t.delay),),
+        ),
+        display=lambda t: f"ProcessingTimeTrigger.afterFirstElement({_seconds(t.delay)})",
+    ),
+    _flink(
+        ir=ir.ContinuousEventTimeTrigger,
+        api=api.ContinuousEventTimeTrigger,
+        to_ir=lambda t: ir.ContinuousEventTimeTrigger(t.interval.micros),
+        from_ir=lambda t: api.ContinuousEventTimeTrigger(Duration(micros=t.interval)),
+        machine=lambda t: (ContinuousMachine(EVENT_TIME, t.interval), ()),
+        display=lambda t: f"ContinuousEventTimeTrigger.of({_seconds(t.interval)})",
+    ),
+    _flink(
+        ir=ir.ContinuousProcessingTimeTrigger,
+        api=api.ContinuousProcessingTimeTrigger,
+        to_ir=lambda t: ir.ContinuousProcessingTimeTrigger(t.interval.micros),
+        from_ir=lambda t: api.ContinuousProcessingTimeTrigger(Duration(micros=t.interval)),
+        machine=lambda t: (ContinuousMachine(PROCESSING_TIME, t.interval), ()),
+        display=lambda t: f"ContinuousProcessingTimeTrigger.of({_seconds(t.interval)})",
+    ),
+    _flink(
+        ir=ir.DeltaTrigger,
+        api=api.DeltaTrigger,
+        to_ir=lambda t: ir.DeltaTrigger(float(t.threshold), Pickled.of(t.fn)),
+        from_ir=lambda t: api.DeltaTrigger(t.threshold, t.fn.load()),
+        machine=lambda t: (DeltaMachine(t.threshold, t.fn.load()), ()),
+        display=lambda t: f"DeltaTrigger.of({t.threshold:g}, <fn>)",
+    ),
+    _flink(
+        ir=ir.PurgingTrigger,
+        api=api.PurgingTrigger,
+        to_ir=lambda t: ir.PurgingTrigger(to_ir(t.trigger)),
+        from_ir=lambda t: api.PurgingTrigger(from_ir(t.trigger)),
+        # Purging decides accumulation at the root only (the parent's mode wins, FLINK-4407).
+        machine=lambda t: machine(t.trigger),
+        display=lambda t: f"PurgingTrigger.of({display(t.trigger)})",
+        purging=True,
+    ),
+    _flink(
+        **_listing(ir.All, api.All),
+        machine=lambda t: (RepeatedlyMachine(), (ir.AfterAll(t.subtriggers),)),
+    ),
+    _flink(
+        **_listing(ir.Any, api.Any),
+        machine=lambda t: (RepeatedlyMachine(), (ir.AfterAny(t.subtriggers),)),
+    ),
 )
 
 _BY_API = {kind.api: kind for kind in KINDS}
@@ -227,7 +306,8 @@ def to_ir(trigger) -> ir.Trigger:
         raise PipelineConstructionError(
             f"{trigger!r} is not a panes trigger; custom triggers are not supported: compose "
             f"the ones in panes.trigger (Repeatedly, AfterAll, AfterAny, AfterEach, OrFinally, "
-            f"All, Any), e.g. AfterWatermark(early=AfterCount(10))")
+            f"All, Any), e.g. AfterWatermark(early=AfterCount(10))"
+        )
     return kind.to_ir(trigger)
 
 

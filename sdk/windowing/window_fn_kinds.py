@@ -9,8 +9,8 @@ of an element's timestamp.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from panes import window as api
 from panes.errors import PipelineConstructionError
@@ -38,7 +38,7 @@ class WindowFnKind:
     from_ir: Callable
     display: Callable
     assigner: Callable = lambda window_fn: None
-    implied: Optional[Callable] = None
+    implied: Callable | None = None
 
 
 def _seconds(micros: int) -> str:
@@ -69,16 +69,19 @@ def _by_start(window_fn, period: int) -> Callable:
 
     def by_start(values, timestamps, previous):
         # A windows tuple is never empty, so `or` only computes what the cache misses.
-        return [cached(start) or windows_from(start)
-                for start in [t - (t - offset) % period for t in timestamps]]
+        return [
+            cached(start) or windows_from(start)
+            for start in [t - (t - offset) % period for t in timestamps]
+        ]
 
     return by_start
 
 
 def _sessions(window_fn) -> Callable:
     gap = window_fn.gap_size
-    return lambda values, timestamps, previous: [(interval_window((t, t + gap)),)
-                                                 for t in timestamps]
+    return lambda values, timestamps, previous: [
+        (interval_window((t, t + gap)),) for t in timestamps
+    ]
 
 
 def _count_windows_implied(window_fn: ir.CountWindows) -> tuple:
@@ -96,39 +99,58 @@ def _custom_to_ir(window_fn) -> ir.CustomWindowFn:
 
 KINDS = (
     WindowFnKind(
-        ir.GlobalWindows, api.GlobalWindows,
-        to_ir=lambda w: ir.GlobalWindows(), from_ir=lambda w: api.GlobalWindows(),
-        display=lambda w: "GlobalWindows()", assigner=_constant),
+        ir.GlobalWindows,
+        api.GlobalWindows,
+        to_ir=lambda w: ir.GlobalWindows(),
+        from_ir=lambda w: api.GlobalWindows(),
+        display=lambda w: "GlobalWindows()",
+        assigner=_constant,
+    ),
     WindowFnKind(
-        ir.FixedWindows, api.FixedWindows,
+        ir.FixedWindows,
+        api.FixedWindows,
         to_ir=lambda w: ir.FixedWindows(w.size.micros, w.offset.micros),
         from_ir=lambda w: api.FixedWindows(Duration(micros=w.size), Duration(micros=w.offset)),
         display=lambda w: f"FixedWindows({_seconds(w.size)}{_offset(w.offset)})",
-        assigner=lambda w: _by_start(w, w.size)),
+        assigner=lambda w: _by_start(w, w.size),
+    ),
     WindowFnKind(
-        ir.SlidingWindows, api.SlidingWindows,
+        ir.SlidingWindows,
+        api.SlidingWindows,
         to_ir=lambda w: ir.SlidingWindows(w.size.micros, w.period.micros, w.offset.micros),
-        from_ir=lambda w: api.SlidingWindows(Duration(micros=w.size), Duration(micros=w.period),
-                                             Duration(micros=w.offset)),
-        display=lambda w: (f"SlidingWindows({_seconds(w.size)}, {_seconds(w.period)}"
-                           f"{_offset(w.offset)})"),
+        from_ir=lambda w: api.SlidingWindows(
+            Duration(micros=w.size), Duration(micros=w.period), Duration(micros=w.offset)
+        ),
+        display=lambda w: (
+            f"SlidingWindows({_seconds(w.size)}, {_seconds(w.period)}{_offset(w.offset)})"
+        ),
         # With a size that is a multiple of the period, the windows follow the period's start.
-        assigner=lambda w: _by_start(w, w.period) if w.size % w.period == 0 else None),
+        assigner=lambda w: _by_start(w, w.period) if w.size % w.period == 0 else None,
+    ),
     WindowFnKind(
-        ir.Sessions, api.Sessions,
+        ir.Sessions,
+        api.Sessions,
         to_ir=lambda w: ir.Sessions(w.gap_size.micros),
         from_ir=lambda w: api.Sessions(Duration(micros=w.gap_size)),
-        display=lambda w: f"Sessions({_seconds(w.gap_size)})", assigner=_sessions),
+        display=lambda w: f"Sessions({_seconds(w.gap_size)})",
+        assigner=_sessions,
+    ),
     WindowFnKind(
-        ir.CountWindows, api.CountWindows,
+        ir.CountWindows,
+        api.CountWindows,
         to_ir=lambda w: ir.CountWindows(w.size, w.slide),
         from_ir=lambda w: api.CountWindows(w.size, w.slide),
         display=lambda w: f"CountWindows({w.size}{'' if w.slide is None else f', {w.slide}'})",
-        assigner=_constant, implied=_count_windows_implied),
+        assigner=_constant,
+        implied=_count_windows_implied,
+    ),
     WindowFnKind(
-        ir.CustomWindowFn, api.WindowFn,
-        to_ir=_custom_to_ir, from_ir=lambda w: w.fn.load(),
-        display=lambda w: f"{w.name.rsplit('.', 1)[-1]}(<pickled>)"),
+        ir.CustomWindowFn,
+        api.WindowFn,
+        to_ir=_custom_to_ir,
+        from_ir=lambda w: w.fn.load(),
+        display=lambda w: f"{w.name.rsplit('.', 1)[-1]}(<pickled>)",
+    ),
 )
 
 _BY_API = {kind.api: kind for kind in KINDS}
@@ -142,7 +164,8 @@ def to_ir(window_fn) -> ir.WindowFn:
         if not isinstance(window_fn, api.WindowFn):
             raise PipelineConstructionError(
                 f"{window_fn!r} is not a window function; use one of panes.window (e.g. "
-                f"FixedWindows(60)) or subclass panes.window.WindowFn")
+                f"FixedWindows(60)) or subclass panes.window.WindowFn"
+            )
         kind = _BY_IR[ir.CustomWindowFn]
     return kind.to_ir(window_fn)
 
@@ -160,6 +183,6 @@ def display(window_fn: ir.WindowFn) -> str:
     return kind_of(window_fn).display(window_fn)
 
 
-def chunk_assigner(window_fn: ir.WindowFn) -> Optional[Callable]:
+def chunk_assigner(window_fn: ir.WindowFn) -> Callable | None:
     """A kind's fast chunk assigner for ``window_fn``, or None."""
     return kind_of(window_fn).assigner(window_fn)

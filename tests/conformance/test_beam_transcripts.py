@@ -16,21 +16,26 @@ import re
 
 import pytest
 import yaml
+from runners_under_test import RUNNERS
+from stepper import Stepper
 
 import panes as beam
 from panes import trigger as trigger_module
 from panes import window as window_module
-from panes.timestamp import MICROS_PER_SECOND
-from panes.trigger import AccumulationMode
 from panes.runners.eventlog import END_STEP
 from panes.testing import TestStream, materialize
-from panes.window import (AssignContext, FixedWindows, TimestampCombiner, TimestampedValue,
-                          WindowedValue)
-from panes.windowing.engine import MAIN
+from panes.timestamp import MICROS_PER_SECOND
 from panes.transforms.core import Windowing
+from panes.trigger import AccumulationMode
+from panes.window import (
+    AssignContext,
+    FixedWindows,
+    TimestampCombiner,
+    TimestampedValue,
+    WindowedValue,
+)
+from panes.windowing.engine import MAIN
 from panes.windowing.strategy import windowing_to_ir
-from runners_under_test import RUNNERS
-from stepper import Stepper
 
 HERE = os.path.dirname(__file__)
 KEY = "key"
@@ -52,10 +57,13 @@ def _names(module, extra):
     return names
 
 
-WINDOW_FNS = _names(window_module, {
-    # The custom timestamping hook is not invoked for these combiners: plain fixed windows.
-    "CustomTimestampingFixedWindowsWindowFn": FixedWindows,
-})
+WINDOW_FNS = _names(
+    window_module,
+    {
+        # The custom timestamping hook is not invoked for these combiners: plain fixed windows.
+        "CustomTimestampingFixedWindowsWindowFn": FixedWindows,
+    },
+)
 TRIGGERS = _names(trigger_module, {"Default": trigger_module.DefaultTrigger})
 
 
@@ -67,9 +75,9 @@ def _parse(text: str, names: dict):
     if text.startswith("["):
         return [int(x) for x in text[1:-1].split(",") if x.strip()]
     if "(" in text:
-        callee = _parse(text[:text.index("(")], names)
+        callee = _parse(text[: text.index("(")], names)
         args, kwargs = [], {}
-        for arg in _split_args(text[text.index("(") + 1:-1]):
+        for arg in _split_args(text[text.index("(") + 1 : -1]):
             if re.match(r"^\w+=", arg):
                 name, value = arg.split("=", 1)
                 kwargs[name] = _parse(value, names)
@@ -101,7 +109,8 @@ def _windowing(spec) -> Windowing:
         trigger=_instance(_parse(spec.get("trigger_fn", "Default"), TRIGGERS)),
         accumulation_mode=AccumulationMode[spec.get("accumulation_mode", "accumulating").upper()],
         timestamp_combiner=TimestampCombiner[spec.get("timestamp_combiner", "OUTPUT_AT_EOW")],
-        allowed_lateness=spec.get("allowed_lateness", 0))
+        allowed_lateness=spec.get("allowed_lateness", 0),
+    )
 
 
 def _seconds(micros: int) -> int:
@@ -138,12 +147,17 @@ def run_transcript(spec) -> None:
                 bundle.append((KEY, WindowedValue(seconds, seconds, windows)))
             output = [_info(wv) for tag, wv in grouping.step(bundle) if tag == MAIN]
         elif action == "watermark":
-            output += [_info(wv) for tag, wv in
-                       grouping.step(watermark=params * MICROS_PER_SECOND) if tag == MAIN]
+            output += [
+                _info(wv)
+                for tag, wv in grouping.step(watermark=params * MICROS_PER_SECOND)
+                if tag == MAIN
+            ]
         elif action == "expect":
             for expected in params:
-                match = next((c for c in output
-                              if all(c[k] == expected[k] for k in c if k in expected)), None)
+                match = next(
+                    (c for c in output if all(c[k] == expected[k] for k in c if k in expected)),
+                    None,
+                )
                 assert match is not None, f"Unmatched output {expected} in {output}"
                 output.remove(match)
         # ``state`` lines are not checked: Beam's harness leaves them as a TODO, and this one
@@ -184,11 +198,17 @@ def run_transcript_pipeline(spec, runner) -> None:
             expected += params
     p = beam.Pipeline(runner=runner, options={"allow_unsafe_triggers": True})
     panes = materialize(
-        p | stream | beam.WindowInto(windowing.window_fn, trigger=windowing.trigger,
-                                     accumulation_mode=windowing.accumulation_mode,
-                                     timestamp_combiner=windowing.timestamp_combiner,
-                                     allowed_lateness=windowing.allowed_lateness)
-        | beam.GroupByKey())
+        p
+        | stream
+        | beam.WindowInto(
+            windowing.window_fn,
+            trigger=windowing.trigger,
+            accumulation_mode=windowing.accumulation_mode,
+            timestamp_combiner=windowing.timestamp_combiner,
+            allowed_lateness=windowing.allowed_lateness,
+        )
+        | beam.GroupByKey()
+    )
     p.run()
     output = [_info(wv) for wv, step in zip(panes.windowed_values, panes.steps) if step < END_STEP]
     for entry in expected:

@@ -35,15 +35,21 @@ class Printed(base.Sink):
     prefix: str
 
 
-SOURCES = [text.TextSource("in/*.txt"), text.TextSource("in.gz", 2, "gzip"),
-           parquet.ParquetSource("rows/*.parquet"), parquet.ParquetSource("r", ("a", "b")),
-           Countdown(3)]
-SINKS = [text.TextSink("out/part"),
-         text.TextSink("out/part", ".txt", 4, "-SS", "header", "bzip2"),
-         parquet.ParquetSink("rows/part"),
-         parquet.ParquetSink("rows/part", pa.schema([("a", pa.int64())]), ".pq", 2, "-SSSSS",
-                             "zstd"),
-         capture.CaptureSink("capture-7"), Printed("> ")]
+SOURCES = [
+    text.TextSource("in/*.txt"),
+    text.TextSource("in.gz", 2, "gzip"),
+    parquet.ParquetSource("rows/*.parquet"),
+    parquet.ParquetSource("r", ("a", "b")),
+    Countdown(3),
+]
+SINKS = [
+    text.TextSink("out/part"),
+    text.TextSink("out/part", ".txt", 4, "-SS", "header", "bzip2"),
+    parquet.ParquetSink("rows/part"),
+    parquet.ParquetSink("rows/part", pa.schema([("a", pa.int64())]), ".pq", 2, "-SSSSS", "zstd"),
+    capture.CaptureSink("capture-7"),
+    Printed("> "),
+]
 
 
 def _subclasses(cls) -> set:
@@ -54,8 +60,9 @@ def _subclasses(cls) -> set:
 
 
 def test_every_api_source_and_sink_and_every_ir_kind_has_one_entry():
-    assert {kind.api for kind in kinds.kinds()} == (_subclasses(base.Source)
-                                                    | _subclasses(base.Sink))
+    assert {kind.api for kind in kinds.kinds()} == (
+        _subclasses(base.Source) | _subclasses(base.Sink)
+    )
     members = set(ir.Source.members.values()) | set(ir.Sink.members.values())
     assert {kind.ir for kind in kinds.kinds()} | {ir.CustomSource, ir.CustomSink} == members
     lowered = {type(kinds.to_ir(example)) for example in SOURCES + SINKS}
@@ -73,49 +80,81 @@ def test_a_source_or_sink_round_trips_through_its_ir_and_json(value):
 
 def test_file_sources_and_sinks_are_plain_data_in_the_json(tmp_path):
     p = beam.Pipeline()
-    (p | "Read" >> beam.io.ReadFromText(str(tmp_path / "in*.txt"), skip_header_lines=1)
-     | "Write" >> beam.io.WriteToText(str(tmp_path / "out"), ".txt", num_shards=2))
+    (
+        p
+        | "Read" >> beam.io.ReadFromText(str(tmp_path / "in*.txt"), skip_header_lines=1)
+        | "Write" >> beam.io.WriteToText(str(tmp_path / "out"), ".txt", num_shards=2)
+    )
     data = json.loads(to_json(p.to_ir()))
     assert data["nodes"]["Read"]["payload"]["source"] == {
-        "kind": "text", "file_pattern": str(tmp_path / "in*.txt"), "skip_header_lines": 1,
-        "compression_type": "auto"}
+        "kind": "text",
+        "file_pattern": str(tmp_path / "in*.txt"),
+        "skip_header_lines": 1,
+        "compression_type": "auto",
+    }
     assert data["nodes"]["Write"]["payload"]["sink"] == {
-        "kind": "text", "file_path_prefix": str(tmp_path / "out"), "file_name_suffix": ".txt",
-        "num_shards": 2, "shard_name_template": "-SSSSS-of-NNNNN", "header": None,
-        "compression_type": "auto"}
+        "kind": "text",
+        "file_path_prefix": str(tmp_path / "out"),
+        "file_name_suffix": ".txt",
+        "num_shards": 2,
+        "shard_name_template": "-SSSSS-of-NNNNN",
+        "header": None,
+        "compression_type": "auto",
+    }
 
 
 @pytest.fixture(scope="module")
 def document() -> dict:
     p = beam.Pipeline()
-    (p | "Read" >> beam.io.ReadFromText("in*.txt")
-     | "Write" >> parquet.WriteToParquet("out", codec="snappy"))
+    (
+        p
+        | "Read" >> beam.io.ReadFromText("in*.txt")
+        | "Write" >> parquet.WriteToParquet("out", codec="snappy")
+    )
     return json.loads(to_json(p.to_ir()))
 
 
 SOURCE, SINK = ("nodes", "Read", "payload", "source"), ("nodes", "Write", "payload", "sink")
 REFUSED = [
-    (set_in((*SOURCE, "skip_header_line"), 1),
-     "node 'Read' (read), field payload.source.skip_header_line: unknown field "
-     "'skip_header_line'; TextSource has file_pattern, skip_header_lines, compression_type"),
-    (set_in((*SOURCE, "skip_header_lines"), -1),
-     "node 'Read' (read), field payload.source.skip_header_lines: must be at least 0, got -1"),
-    (set_in((*SOURCE, "compression_type"), "rar"),
-     "field payload.source.compression_type: expected one of 'auto', 'bzip2', 'gzip', 'zstd', "
-     "'uncompressed', got the string 'rar'"),
-    (set_in((*SOURCE, "file_pattern"), ""),
-     "node 'Read' (read), field payload.source.file_pattern: must not be empty"),
-    (set_in(SOURCE, {"kind": "kafka", "topic": "t"}),
-     "field payload.source: unknown source kind 'kafka'; this panes knows "),
-    (set_in((*SINK, "num_shards"), "2"),
-     "node 'Write' (write), field payload.sink.num_shards: expected an integer, got the string "
-     "'2'"),
-    (set_in((*SINK, "codec"), "lzo"),
-     "node 'Write' (write), field payload.sink.codec: expected one of 'none', 'snappy'"),
-    (set_in((*SINK, "schema"), "a: int64"),
-     "node 'Write' (write), field payload.sink.schema: expected pickled user code"),
-    (set_in((*SINK, "sharding"), 3),
-     "node 'Write' (write), field payload.sink.sharding: unknown field 'sharding'"),
+    (
+        set_in((*SOURCE, "skip_header_line"), 1),
+        "node 'Read' (read), field payload.source.skip_header_line: unknown field "
+        "'skip_header_line'; TextSource has file_pattern, skip_header_lines, compression_type",
+    ),
+    (
+        set_in((*SOURCE, "skip_header_lines"), -1),
+        "node 'Read' (read), field payload.source.skip_header_lines: must be at least 0, got -1",
+    ),
+    (
+        set_in((*SOURCE, "compression_type"), "rar"),
+        "field payload.source.compression_type: expected one of 'auto', 'bzip2', 'gzip', 'zstd', "
+        "'uncompressed', got the string 'rar'",
+    ),
+    (
+        set_in((*SOURCE, "file_pattern"), ""),
+        "node 'Read' (read), field payload.source.file_pattern: must not be empty",
+    ),
+    (
+        set_in(SOURCE, {"kind": "kafka", "topic": "t"}),
+        "field payload.source: unknown source kind 'kafka'; this panes knows ",
+    ),
+    (
+        set_in((*SINK, "num_shards"), "2"),
+        "node 'Write' (write), field payload.sink.num_shards: expected an integer, got the string "
+        "'2'",
+    ),
+    (
+        set_in((*SINK, "codec"), "lzo"),
+        "node 'Write' (write), field payload.sink.codec: expected one of 'none', 'snappy'",
+    ),
+    (
+        set_in((*SINK, "schema"), "a: int64"),
+        "node 'Write' (write), field payload.sink.schema: expected pickled user code",
+    ),
+    (
+        set_in((*SINK, "sharding"), 3),
+        "node 'Write' (write), field payload.sink.sharding: unknown field 'sharding'",
+    ),
 ]
 
 

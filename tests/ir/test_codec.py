@@ -7,6 +7,7 @@ import dataclasses
 import json
 
 import pytest
+from ir_round_trip import set_in
 
 import panes as beam
 from panes.errors import ValidationError
@@ -14,7 +15,6 @@ from panes.ir import IR_VERSION, from_json, to_json, triggers, validate
 from panes.ir import windowing as ir
 from panes.trigger import AfterCount, AfterWatermark
 from panes.window import FixedWindows
-from ir_round_trip import set_in
 
 WINDOWED = "Window.main"
 
@@ -23,10 +23,17 @@ WINDOWED = "Window.main"
 def document() -> dict:
     """The JSON data of a small windowed pipeline."""
     p = beam.Pipeline()
-    (p | beam.Create([("k", 1)])
-     | "Window" >> beam.WindowInto(FixedWindows(60), trigger=AfterWatermark(
-         early=AfterCount(2), late=AfterCount(1)), allowed_lateness=30)
-     | "Group" >> beam.GroupByKey())
+    (
+        p
+        | beam.Create([("k", 1)])
+        | "Window"
+        >> beam.WindowInto(
+            FixedWindows(60),
+            trigger=AfterWatermark(early=AfterCount(2), late=AfterCount(1)),
+            allowed_lateness=30,
+        )
+        | "Group" >> beam.GroupByKey()
+    )
     return json.loads(to_json(p.to_ir()))
 
 
@@ -44,49 +51,88 @@ def windowing(data) -> dict:
 REFUSED = [
     # The issue's examples: FixedWindows(size=0), AfterCount(-3), a count as a string, an
     # unknown field.
-    (set_in(("nodes", "Window", "payload", "window_fn", "size"), 0),
-     "node 'Window' (assign_windows), field payload.window_fn.size: must be at least 1, got 0"),
-    (set_in(("pcollections", WINDOWED, "windowing", "trigger", "early"),
-            {"kind": "element_count", "count": -3}),
-     f"pcollection '{WINDOWED}', field windowing.trigger.early.count: must be at least 1, "
-     f"got -3"),
-    (set_in(("pcollections", WINDOWED, "windowing", "trigger", "early"),
-            {"kind": "element_count", "count": "3"}),
-     "field windowing.trigger.early.count: expected an integer, got the string '3'"),
-    (set_in(("pcollections", WINDOWED, "windowing", "window_fn", "sise"), 60),
-     f"pcollection '{WINDOWED}', field windowing.window_fn.sise: unknown field 'sise'; "
-     f"FixedWindows has size, offset"),
+    (
+        set_in(("nodes", "Window", "payload", "window_fn", "size"), 0),
+        "node 'Window' (assign_windows), field payload.window_fn.size: must be at least 1, got 0",
+    ),
+    (
+        set_in(
+            ("pcollections", WINDOWED, "windowing", "trigger", "early"),
+            {"kind": "element_count", "count": -3},
+        ),
+        f"pcollection '{WINDOWED}', field windowing.trigger.early.count: must be at least 1, "
+        f"got -3",
+    ),
+    (
+        set_in(
+            ("pcollections", WINDOWED, "windowing", "trigger", "early"),
+            {"kind": "element_count", "count": "3"},
+        ),
+        "field windowing.trigger.early.count: expected an integer, got the string '3'",
+    ),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "window_fn", "sise"), 60),
+        f"pcollection '{WINDOWED}', field windowing.window_fn.sise: unknown field 'sise'; "
+        f"FixedWindows has size, offset",
+    ),
     # More impossible values.
-    (set_in(("pcollections", WINDOWED, "windowing", "window_fn", "offset"), 60_000_000),
-     "field windowing.window_fn.offset: must be less than size (60000000), got 60000000"),
-    (set_in(("pcollections", WINDOWED, "windowing", "allowed_lateness"), -1),
-     "field windowing.allowed_lateness: must be at least 0, got -1"),
-    (set_in(("pcollections", WINDOWED, "windowing", "allowed_lateness"), 2**63),
-     "field windowing.allowed_lateness: 9223372036854775808 is outside the int64 range"),
-    (set_in(("pcollections", WINDOWED, "windowing", "allowed_lateness"), True),
-     "field windowing.allowed_lateness: expected an integer, got true"),
-    (set_in(("pcollections", WINDOWED, "windowing", "accumulation_mode"), "retracting"),
-     "field windowing.accumulation_mode: expected one of 'discarding', 'accumulating', got the "
-     "string 'retracting'"),
-    (set_in(("pcollections", WINDOWED, "windowing", "trigger"), {"kind": "after_all",
-                                                                  "subtriggers": []}),
-     "field windowing.trigger.subtriggers: must not be empty"),
-    (set_in(("pcollections", WINDOWED, "windowing", "trigger"), {"kind": "after_forever"}),
-     "field windowing.trigger: unknown trigger kind 'after_forever'; this panes knows "),
-    (set_in(("pcollections", WINDOWED, "windowing", "trigger"), {"count": 3}),
-     "field windowing.trigger: expected a trigger (an object with a 'kind')"),
-    (set_in(("pcollections", WINDOWED, "windowing", "window_fn"), {"kind": "sliding_windows",
-                                                                    "size": 10}),
-     "field windowing.window_fn.period: missing field 'period' of SlidingWindows"),
-    (set_in(("nodes", "Create", "payload", "values"), [1, 2]),
-     "node 'Create' (create), field payload.values: expected pickled user code"),
-    (set_in(("nodes", "Group", "payload", "combine_fn"), None),
-     "node 'Group' (group_by_key), field payload.combine_fn: unknown field 'combine_fn'; "
-     "group_by_key payload has late_output"),
-    (set_in(("nodes", "Group", "kind"), "teleport"),
-     "node 'Group' has unknown kind 'teleport'"),
-    (set_in(("nodes", "Group", "inputs"), "Window.main"),
-     "node 'Group', field inputs: expected a list, got the string 'Window.main'"),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "window_fn", "offset"), 60_000_000),
+        "field windowing.window_fn.offset: must be less than size (60000000), got 60000000",
+    ),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "allowed_lateness"), -1),
+        "field windowing.allowed_lateness: must be at least 0, got -1",
+    ),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "allowed_lateness"), 2**63),
+        "field windowing.allowed_lateness: 9223372036854775808 is outside the int64 range",
+    ),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "allowed_lateness"), True),
+        "field windowing.allowed_lateness: expected an integer, got true",
+    ),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "accumulation_mode"), "retracting"),
+        "field windowing.accumulation_mode: expected one of 'discarding', 'accumulating', got the "
+        "string 'retracting'",
+    ),
+    (
+        set_in(
+            ("pcollections", WINDOWED, "windowing", "trigger"),
+            {"kind": "after_all", "subtriggers": []},
+        ),
+        "field windowing.trigger.subtriggers: must not be empty",
+    ),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "trigger"), {"kind": "after_forever"}),
+        "field windowing.trigger: unknown trigger kind 'after_forever'; this panes knows ",
+    ),
+    (
+        set_in(("pcollections", WINDOWED, "windowing", "trigger"), {"count": 3}),
+        "field windowing.trigger: expected a trigger (an object with a 'kind')",
+    ),
+    (
+        set_in(
+            ("pcollections", WINDOWED, "windowing", "window_fn"),
+            {"kind": "sliding_windows", "size": 10},
+        ),
+        "field windowing.window_fn.period: missing field 'period' of SlidingWindows",
+    ),
+    (
+        set_in(("nodes", "Create", "payload", "values"), [1, 2]),
+        "node 'Create' (create), field payload.values: expected pickled user code",
+    ),
+    (
+        set_in(("nodes", "Group", "payload", "combine_fn"), None),
+        "node 'Group' (group_by_key), field payload.combine_fn: unknown field 'combine_fn'; "
+        "group_by_key payload has late_output",
+    ),
+    (set_in(("nodes", "Group", "kind"), "teleport"), "node 'Group' has unknown kind 'teleport'"),
+    (
+        set_in(("nodes", "Group", "inputs"), "Window.main"),
+        "node 'Group', field inputs: expected a list, got the string 'Window.main'",
+    ),
 ]
 
 
@@ -104,25 +150,38 @@ def test_the_unchanged_document_reads_back(document):
 def test_an_ir_built_in_python_is_checked_as_json_is(document):
     built = from_json(json.dumps(document))
     spec = built.pcollections[WINDOWED]
-    strategy = dataclasses.replace(spec.windowing, window_fn=ir.FixedWindows(size=0),
-                                   trigger=triggers.ElementCount(count="3"))
-    broken = dataclasses.replace(built, pcollections={
-        **built.pcollections, WINDOWED: dataclasses.replace(spec, windowing=strategy)})
-    with pytest.raises(ValidationError, match=f"pcollection '{WINDOWED}', field "
-                                              f"windowing.window_fn.size: must be at least 1"):
+    strategy = dataclasses.replace(
+        spec.windowing, window_fn=ir.FixedWindows(size=0), trigger=triggers.ElementCount(count="3")
+    )
+    broken = dataclasses.replace(
+        built,
+        pcollections={
+            **built.pcollections,
+            WINDOWED: dataclasses.replace(spec, windowing=strategy),
+        },
+    )
+    with pytest.raises(
+        ValidationError,
+        match=f"pcollection '{WINDOWED}', field windowing.window_fn.size: must be at least 1",
+    ):
         validate(broken)
 
 
 def test_an_older_version_is_refused_with_how_to_migrate(document):
     version_1 = {"$type": "panes.ir.model.PipelineIR", "fields": {"version": 1}}
-    with pytest.raises(ValidationError, match=r"IR version 1 was written by an older panes; this "
-                                              r"panes reads version 2.*Recompile the pipeline"):
+    with pytest.raises(
+        ValidationError,
+        match=r"IR version 1 was written by an older panes; this "
+        r"panes reads version 2.*Recompile the pipeline",
+    ):
         from_json(json.dumps(version_1))
 
 
 def test_a_newer_version_is_refused_with_what_to_upgrade(document):
-    with pytest.raises(ValidationError, match=f"IR version {IR_VERSION + 1} was written by a "
-                                              f"newer panes.*upgrade panes"):
+    with pytest.raises(
+        ValidationError,
+        match=f"IR version {IR_VERSION + 1} was written by a newer panes.*upgrade panes",
+    ):
         read(document, set_in(("version",), IR_VERSION + 1))
 
 
@@ -142,8 +201,10 @@ def test_times_are_int64_micros_in_the_json(document):
     assert strategy["window_fn"] == {"kind": "fixed_windows", "size": 60_000_000, "offset": 0}
     assert strategy["allowed_lateness"] == 30_000_000
     assert strategy["trigger"] == {
-        "kind": "after_end_of_window", "early": {"kind": "element_count", "count": 2},
-        "late": {"kind": "element_count", "count": 1}}
+        "kind": "after_end_of_window",
+        "early": {"kind": "element_count", "count": 2},
+        "late": {"kind": "element_count", "count": 1},
+    }
 
 
 def test_a_side_input_view_is_one_of_the_four():
@@ -152,9 +213,12 @@ def test_a_side_input_view_is_one_of_the_four():
     numbers | "Use" >> beam.Map(lambda x, side: x, beam.pvalue.AsList(numbers))
     data = json.loads(to_json(p.to_ir()))
     assert data["nodes"]["Use"]["side_inputs"][0]["view"] == "list"
-    with pytest.raises(ValidationError, match=r"node 'Use', field side_inputs\[0\].view: expected "
-                                              r"one of 'singleton', 'iter', 'list', 'dict', got "
-                                              r"the string 'set'"):
+    with pytest.raises(
+        ValidationError,
+        match=r"node 'Use', field side_inputs\[0\].view: expected "
+        r"one of 'singleton', 'iter', 'list', 'dict', got "
+        r"the string 'set'",
+    ):
         read(data, set_in(("nodes", "Use", "side_inputs", 0, "view"), "set"))
 
 
@@ -166,10 +230,19 @@ def test_test_stream_events_are_checked():
     p | "Events" >> events
     data = json.loads(to_json(p.to_ir()))
     assert [e["kind"] for e in data["nodes"]["Events"]["payload"]["events"]] == [
-        "elements", "watermark", "processing_time"]
-    with pytest.raises(ValidationError, match=r"node 'Events' \(test_stream\), field "
-                                              r"payload.events\[2\].advance: must be at least 1"):
+        "elements",
+        "watermark",
+        "processing_time",
+    ]
+    with pytest.raises(
+        ValidationError,
+        match=r"node 'Events' \(test_stream\), field "
+        r"payload.events\[2\].advance: must be at least 1",
+    ):
         read(data, set_in(("nodes", "Events", "payload", "events", 2, "advance"), 0))
-    with pytest.raises(ValidationError, match=r"payload.events\[1\].watermark: expected an "
-                                              r"integer, got the string '5'"):
+    with pytest.raises(
+        ValidationError,
+        match=r"payload.events\[1\].watermark: expected an "
+        r"integer, got the string '5'",
+    ):
         read(data, set_in(("nodes", "Events", "payload", "events", 1, "watermark"), "5"))

@@ -4,39 +4,62 @@ order, the same late elements, output watermarks and counts."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from stepper import Stepper
+from strategies import strategy_of
 
 from panes.evictor import CountEvictor
+from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
+from panes.runners.replay import replay_grouping
 from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND
-from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessingTime,
-                           AfterWatermark, ContinuousEventTimeTrigger, CountTrigger, Repeatedly)
-from panes.window import (AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
-                          PANE_NO_FIRING, TimestampCombiner, window_order, windowed_value)
+from panes.trigger import (
+    AccumulationMode,
+    AfterAny,
+    AfterCount,
+    AfterProcessingTime,
+    AfterWatermark,
+    ContinuousEventTimeTrigger,
+    CountTrigger,
+    Repeatedly,
+)
+from panes.window import (
+    PANE_NO_FIRING,
+    AssignContext,
+    FixedWindows,
+    GlobalWindows,
+    Sessions,
+    SlidingWindows,
+    TimestampCombiner,
+    window_order,
+    windowed_value,
+)
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.engine import LATE, MAIN, WindowingEngine
-from strategies import strategy_of
-from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
-from panes.runners.replay import replay_grouping
-from stepper import Stepper
 
 S = MICROS_PER_SECOND
 WINDOW_FNS = [FixedWindows(4), SlidingWindows(6, 2), Sessions(3), GlobalWindows()]
-TRIGGERS = [None, AfterWatermark(early=AfterCount(2)),
-            AfterWatermark(early=AfterCount(5), late=AfterCount(3)),
-            AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
-            Repeatedly(AfterAny(AfterCount(3), AfterProcessingTime(5))),
-            CountTrigger(2), ContinuousEventTimeTrigger(3)]
+TRIGGERS = [
+    None,
+    AfterWatermark(early=AfterCount(2)),
+    AfterWatermark(early=AfterCount(5), late=AfterCount(3)),
+    AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
+    Repeatedly(AfterAny(AfterCount(3), AfterProcessingTime(5))),
+    CountTrigger(2),
+    ContinuousEventTimeTrigger(3),
+]
 
 
 @st.composite
 def strategies(draw):
     trigger = draw(st.sampled_from(TRIGGERS))
     return strategy_of(
-        draw(st.sampled_from(WINDOW_FNS)), **({} if trigger is None else {"trigger": trigger}),
+        draw(st.sampled_from(WINDOW_FNS)),
+        **({} if trigger is None else {"trigger": trigger}),
         accumulation_mode=draw(st.sampled_from(list(AccumulationMode))),
         allowed_lateness=draw(st.sampled_from([0, 5])),
         timestamp_combiner=draw(st.sampled_from(list(TimestampCombiner))),
-        evictor=draw(st.sampled_from([None, CountEvictor(2)])))
+        evictor=draw(st.sampled_from([None, CountEvictor(2)])),
+    )
 
 
 @st.composite
@@ -56,14 +79,20 @@ def event_logs(draw, strategy):
             now += draw(st.integers(1, 4)) * S
             clock.append(ProcessingTime(step, now))
         if draw(st.booleans()):
-            for key, value, seconds in draw(st.lists(st.tuples(
-                    st.sampled_from("abc"), st.integers(0, 9), st.integers(0, spread)),
-                    min_size=1, max_size=4)):
+            for key, value, seconds in draw(
+                st.lists(
+                    st.tuples(st.sampled_from("abc"), st.integers(0, 9), st.integers(0, spread)),
+                    min_size=1,
+                    max_size=4,
+                )
+            ):
                 time = seconds * S
-                windows = tuple(window_fn_kinds.from_ir(strategy.window_fn).assign(
-                    AssignContext.at_micros(time, value)))
-                elements.setdefault(key, []).append(
-                    ((step,), value, time, windows, PANE_NO_FIRING))
+                windows = tuple(
+                    window_fn_kinds.from_ir(strategy.window_fn).assign(
+                        AssignContext.at_micros(time, value)
+                    )
+                )
+                elements.setdefault(key, []).append(((step,), value, time, windows, PANE_NO_FIRING))
         if advances():
             watermark += draw(st.integers(0, 8 * spread // 30)) * S
             watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
@@ -90,7 +119,8 @@ def stepped(strategy, elements, watermarks, clock):
     for key, values in elements.items():
         for (step, *_), *fields in values:
             steps.setdefault(step, {}).setdefault("bundle", []).append(
-                (key, windowed_value(fields)))
+                (key, windowed_value(fields))
+            )
     main, late, output_watermarks = [], [], []
     output, idle = (grouping.output_watermark(), False), False
     for step in sorted(steps):
@@ -98,8 +128,9 @@ def stepped(strategy, elements, watermarks, clock):
         watermark, now = events.get("watermark"), events.get("clock")
         if watermark is not None:
             idle = watermark.idle
-        emitted = grouping.step(events.get("bundle", ()), watermark and watermark.time,
-                                now and now.time)
+        emitted = grouping.step(
+            events.get("bundle", ()), watermark and watermark.time, now and now.time
+        )
         for tag, out in ((MAIN, main), (LATE, late)):
             ordered = canonical_order([wv for t, wv in emitted if t == tag], rank)
             out += [(step, wv.value[0], wv) for wv in ordered]
@@ -107,8 +138,12 @@ def stepped(strategy, elements, watermarks, clock):
             output = (grouping.output_watermark(), idle)
             output_watermarks.append(Watermark(step, *output))
     counters = grouping.counters
-    return main, late, output_watermarks, (counters.dropped_late, counters.dropped_closed,
-                                           counters.purged_unfired)
+    return (
+        main,
+        late,
+        output_watermarks,
+        (counters.dropped_late, counters.dropped_closed, counters.purged_unfired),
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -116,12 +151,16 @@ def stepped(strategy, elements, watermarks, clock):
 def test_replaying_key_by_key_matches_stepping_every_key(data):
     strategy = data.draw(strategies())
     elements, watermarks, clock = data.draw(event_logs(strategy))
-    replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
-                             clock)
+    replay = replay_grouping(
+        WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock
+    )
     counters = replay.counters
-    assert (replay.main, replay.late, replay.watermarks,
-            (counters.dropped_late, counters.dropped_closed, counters.purged_unfired)) == \
-        stepped(strategy, elements, watermarks, clock)
+    assert (
+        replay.main,
+        replay.late,
+        replay.watermarks,
+        (counters.dropped_late, counters.dropped_closed, counters.purged_unfired),
+    ) == stepped(strategy, elements, watermarks, clock)
 
 
 def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
@@ -132,26 +171,36 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     elements = {"a": [((step,), 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
     watermarks = [Watermark(END_STEP, MAX_MICROS)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
-    replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
-                             clock)
-    assert [(step, wv.value) for step, _, wv in replay.main] == [(3, ("a", [1, 1, 1, 1])),
-                                                                 (END_STEP, ("a", []))]
+    replay = replay_grouping(
+        WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock
+    )
+    assert [(step, wv.value) for step, _, wv in replay.main] == [
+        (3, ("a", [1, 1, 1, 1])),
+        (END_STEP, ("a", [])),
+    ]
     assert replay.main == stepped(strategy, elements, watermarks, clock)[0]
 
 
 def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step():
     """Under OUTPUT_AT_LATEST a later element moves its window's hold later, and with it the
     output watermark: at the element's own step, also among lone elements that only count."""
-    strategy = strategy_of(FixedWindows(10), trigger=AfterWatermark(early=AfterCount(5)),
-                                 timestamp_combiner=TimestampCombiner.OUTPUT_AT_LATEST)
+    strategy = strategy_of(
+        FixedWindows(10),
+        trigger=AfterWatermark(early=AfterCount(5)),
+        timestamp_combiner=TimestampCombiner.OUTPUT_AT_LATEST,
+    )
     window = window_fn_kinds.from_ir(strategy.window_fn).assign(AssignContext(0, None))[0]
-    elements = {"a": [((step,), 1, seconds * S, (window,), PANE_NO_FIRING)
-                      for step, seconds in ((1, 5), (3, 6), (4, 7), (5, 8))]}
+    elements = {
+        "a": [
+            ((step,), 1, seconds * S, (window,), PANE_NO_FIRING)
+            for step, seconds in ((1, 5), (3, 6), (4, 7), (5, 8))
+        ]
+    }
     watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_MICROS)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
-    replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
-                             clock)
+    replay = replay_grouping(
+        WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock
+    )
     # Held at 5 s by the first element, then 6 s and 7 s by the next two, then +inf.
-    assert [(w.step, w.time) for w in replay.watermarks[:3]] == [(2, 5 * S), (3, 6 * S),
-                                                                 (4, 7 * S)]
+    assert [(w.step, w.time) for w in replay.watermarks[:3]] == [(2, 5 * S), (3, 6 * S), (4, 7 * S)]
     assert replay.watermarks == stepped(strategy, elements, watermarks, clock)[2]

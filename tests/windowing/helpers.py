@@ -3,10 +3,11 @@ each key of the grouping advanced with ``WindowingEngine.step`` as a streaming r
 
 from __future__ import annotations
 
+from stepper import Stepper
+
 from panes.timestamp import MICROS_PER_SECOND, to_micros
 from panes.window import AssignContext, WindowedValue
 from panes.windowing import window_fn_kinds
-from stepper import Stepper
 
 S = MICROS_PER_SECOND
 
@@ -33,8 +34,12 @@ def run(strategy, steps, aggregation=None):
             emitted = stepper.step(watermark=to_micros(arg))
         else:
             emitted = stepper.step(processing_time=to_micros(arg))
-        outputs.append([(tag, wv.value, float(wv.timestamp), wv.windows[0], wv.pane_info)
-                        for tag, wv in emitted])
+        outputs.append(
+            [
+                (tag, wv.value, float(wv.timestamp), wv.windows[0], wv.pane_info)
+                for tag, wv in emitted
+            ]
+        )
     return stepper, outputs
 
 

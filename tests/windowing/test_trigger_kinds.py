@@ -5,11 +5,11 @@ it was (Beam's ``from_runner_api(to_runner_api(t)) == t``)."""
 import dataclasses
 
 import pytest
+from ir_round_trip import through_json
 
 from panes import trigger as api
 from panes.ir import triggers as ir
 from panes.windowing import trigger_kinds
-from ir_round_trip import through_json
 
 
 def _delta(a, b):
@@ -31,7 +31,8 @@ EXAMPLES = [
     api.OrFinally(api.Repeatedly(api.AfterCount(2)), api.AfterWatermark()),
     api.CountTrigger.of(3),
     api.EventTimeTrigger.create(),
-    api.EventTimeTrigger.afterEndOfWindow().withEarlyTrigger(api.CountTrigger.of(2))
+    api.EventTimeTrigger.afterEndOfWindow()
+    .withEarlyTrigger(api.CountTrigger.of(2))
     .withLateTrigger(api.CountTrigger.of(1)),
     api.ProcessingTimeTrigger.create().withEarlyTrigger(api.CountTrigger.of(5)),
     api.EventTimeTrigger.afterFirstElement(5),
@@ -46,9 +47,13 @@ EXAMPLES = [
 
 
 def api_trigger_classes() -> set:
-    return {value for value in vars(api).values()
-            if isinstance(value, type) and issubclass(value, api.Trigger)
-            and dataclasses.is_dataclass(value)}
+    return {
+        value
+        for value in vars(api).values()
+        if isinstance(value, type)
+        and issubclass(value, api.Trigger)
+        and dataclasses.is_dataclass(value)
+    }
 
 
 def test_every_api_trigger_and_every_ir_kind_has_one_entry():
@@ -69,14 +74,19 @@ def test_a_trigger_round_trips_through_its_ir_and_json(trigger):
     assert trigger_kinds.from_ir(read_back) == trigger
 
 
-@pytest.mark.parametrize("trigger, shown", [
-    (api.AfterWatermark(early=api.AfterCount(2)), "AfterWatermark(early=AfterCount(2))"),
-    (api.Repeatedly(api.AfterProcessingTime(90)), "Repeatedly(AfterProcessingTime(90s))"),
-    (api.OrFinally(api.AfterCount(1), api.Never()), "OrFinally(AfterCount(1), Never())"),
-    (api.PurgingTrigger.of(api.CountTrigger.of(3)), "PurgingTrigger.of(CountTrigger.of(3))"),
-    (api.All(api.EventTimeTrigger.create(), api.CountTrigger.of(5)),
-     "All(EventTimeTrigger(), CountTrigger.of(5))"),
-])
+@pytest.mark.parametrize(
+    "trigger, shown",
+    [
+        (api.AfterWatermark(early=api.AfterCount(2)), "AfterWatermark(early=AfterCount(2))"),
+        (api.Repeatedly(api.AfterProcessingTime(90)), "Repeatedly(AfterProcessingTime(90s))"),
+        (api.OrFinally(api.AfterCount(1), api.Never()), "OrFinally(AfterCount(1), Never())"),
+        (api.PurgingTrigger.of(api.CountTrigger.of(3)), "PurgingTrigger.of(CountTrigger.of(3))"),
+        (
+            api.All(api.EventTimeTrigger.create(), api.CountTrigger.of(5)),
+            "All(EventTimeTrigger(), CountTrigger.of(5))",
+        ),
+    ],
+)
 def test_a_trigger_is_shown_as_the_api_writes_it(trigger, shown):
     assert trigger_kinds.display(trigger_kinds.to_ir(trigger)) == shown
 
@@ -85,16 +95,20 @@ def test_a_trigger_panes_does_not_know_is_refused_when_lowered():
     class Sometimes(api.Trigger):
         pass
 
-    with pytest.raises(Exception, match="is not a panes trigger; custom triggers are not "
-                                        "supported"):
+    with pytest.raises(
+        Exception, match="is not a panes trigger; custom triggers are not supported"
+    ):
         trigger_kinds.to_ir(Sometimes())
 
 
-@pytest.mark.parametrize("trigger, family, accumulation", [
-    (api.AfterCount(3), False, None),
-    (api.CountTrigger.of(3), True, "accumulating"),
-    (api.PurgingTrigger.of(api.CountTrigger.of(3)), True, "discarding"),
-])
+@pytest.mark.parametrize(
+    "trigger, family, accumulation",
+    [
+        (api.AfterCount(3), False, None),
+        (api.CountTrigger.of(3), True, "accumulating"),
+        (api.PurgingTrigger.of(api.CountTrigger.of(3)), True, "discarding"),
+    ],
+)
 def test_a_kind_states_its_family_rules(trigger, family, accumulation):
     kind = trigger_kinds.kind_of(trigger_kinds.to_ir(trigger))
     assert kind.flink is family

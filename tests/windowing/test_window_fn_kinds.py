@@ -4,11 +4,11 @@ subclass is the ``custom`` kind, pickled), and each goes to the IR, through JSON
 import dataclasses
 
 import pytest
+from ir_round_trip import through_json
 
 from panes import window as api
 from panes.ir import windowing as ir
 from panes.windowing import window_fn_kinds
-from ir_round_trip import through_json
 
 
 class EveryTenSeconds(api.NonMergingWindowFn):
@@ -36,9 +36,13 @@ EXAMPLES = [
 
 
 def test_every_api_window_fn_and_every_ir_kind_has_one_entry():
-    built_in = {value for value in vars(api).values()
-                if isinstance(value, type) and issubclass(value, api.WindowFn)
-                and dataclasses.is_dataclass(value)}
+    built_in = {
+        value
+        for value in vars(api).values()
+        if isinstance(value, type)
+        and issubclass(value, api.WindowFn)
+        and dataclasses.is_dataclass(value)
+    }
     assert {kind.api for kind in window_fn_kinds.KINDS} == built_in | {api.WindowFn}
     assert {kind.ir for kind in window_fn_kinds.KINDS} == set(ir.WindowFn.members.values())
     assert {type(window_fn_kinds.to_ir(e)) for e in EXAMPLES} == set(ir.WindowFn.members.values())
@@ -52,14 +56,17 @@ def test_a_window_fn_round_trips_through_its_ir_and_json(window_fn):
     assert window_fn_kinds.from_ir(read_back) == window_fn
 
 
-@pytest.mark.parametrize("window_fn, shown", [
-    (api.FixedWindows(60), "FixedWindows(60s)"),
-    (api.FixedWindows(86400, offset=-8 * 3600), "FixedWindows(86400s, offset=57600s)"),
-    (api.SlidingWindows(600, 60), "SlidingWindows(600s, 60s)"),
-    (api.Sessions(5), "Sessions(5s)"),
-    (api.CountWindows(3, 1), "CountWindows(3, 1)"),
-    (EveryTenSeconds(), "EveryTenSeconds(<pickled>)"),
-])
+@pytest.mark.parametrize(
+    "window_fn, shown",
+    [
+        (api.FixedWindows(60), "FixedWindows(60s)"),
+        (api.FixedWindows(86400, offset=-8 * 3600), "FixedWindows(86400s, offset=57600s)"),
+        (api.SlidingWindows(600, 60), "SlidingWindows(600s, 60s)"),
+        (api.Sessions(5), "Sessions(5s)"),
+        (api.CountWindows(3, 1), "CountWindows(3, 1)"),
+        (EveryTenSeconds(), "EveryTenSeconds(<pickled>)"),
+    ],
+)
 def test_a_window_fn_is_shown_as_the_api_writes_it(window_fn, shown):
     assert window_fn_kinds.display(window_fn_kinds.to_ir(window_fn)) == shown
 

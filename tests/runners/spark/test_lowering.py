@@ -3,8 +3,8 @@ planners), and that a lowered query gives exactly the ordinary plan's records â€
 timestamps, windows, panes and positions â€” whatever the windows, times and partitioning."""
 
 import datetime as dt
-import pickle
 import decimal
+import pickle
 import random
 
 import pyarrow as pa
@@ -26,9 +26,14 @@ SCHEMA = pa.schema([("key", pa.string()), ("value", pa.int64()), ("seconds", pa.
 
 def events(count, seed=1, keys=5, span=600):
     rng = random.Random(seed)
-    return [{"key": f"k{rng.randrange(keys)}", "value": rng.randrange(-50, 100),
-             "seconds": rng.randrange(-span, span) / rng.choice((1, 2, 4))}
-            for _ in range(count)]
+    return [
+        {
+            "key": f"k{rng.randrange(keys)}",
+            "value": rng.randrange(-50, 100),
+            "seconds": rng.randrange(-span, span) / rng.choice((1, 2, 4)),
+        }
+        for _ in range(count)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -37,16 +42,24 @@ def parquet(tmp_path_factory):
     folder = tmp_path_factory.mktemp("events")
     rows = events(600)
     for index, part in enumerate((rows[:150], rows[150:450], rows[450:])):
-        pq.write_table(pa.Table.from_pylist(part, schema=SCHEMA),
-                       folder / f"events-{index}.parquet", row_group_size=64)
+        pq.write_table(
+            pa.Table.from_pylist(part, schema=SCHEMA),
+            folder / f"events-{index}.parquet",
+            row_group_size=64,
+        )
     return str(folder / "events-*.parquet")
 
 
-def aggregation(read, window_fn=FixedWindows(60), combine=sum, **windowing):
+def aggregation(read, window_fn=FixedWindows(60), combine=sum, **windowing):  # noqa: B008
     def build(p):
-        return (p | read | beam.WithTimestampField("seconds")
-                | beam.WindowInto(window_fn, **windowing)
-                | beam.GroupBy("key").aggregate_field("value", combine, "out"))
+        return (
+            p
+            | read
+            | beam.WithTimestampField("seconds")
+            | beam.WindowInto(window_fn, **windowing)
+            | beam.GroupBy("key").aggregate_field("value", combine, "out")
+        )
+
     return build
 
 
@@ -60,24 +73,32 @@ def lowered_kinds(spark, build) -> list:
 
 
 def test_read_timestamp_window_and_group_by_become_one_query(spark, parquet):
-    kinds = lowered_kinds(spark, lambda p: materialize(
-        aggregation(beam.io.ReadFromParquet(parquet))(p)))
+    kinds = lowered_kinds(
+        spark, lambda p: materialize(aggregation(beam.io.ReadFromParquet(parquet))(p))
+    )
     assert kinds == [SQL_AGGREGATION, "write"]
 
 
 def _with_other_consumer(p, parquet):
-    windowed = (p | beam.io.ReadFromParquet(parquet) | beam.WithTimestampField("seconds")
-                | beam.WindowInto(FixedWindows(60)))
+    windowed = (
+        p
+        | beam.io.ReadFromParquet(parquet)
+        | beam.WithTimestampField("seconds")
+        | beam.WindowInto(FixedWindows(60))
+    )
     windowed | "Count" >> beam.combiners.Count.Globally().without_defaults()
     return windowed | beam.GroupBy("key").aggregate_field("value", sum, "out")
 
 
 def _hand_written(p, parquet):
-    return (p | beam.io.ReadFromParquet(parquet)
-            | "Timestamp" >> beam.Map(lambda row: beam.window.TimestampedValue(row, row["seconds"]))
-            | beam.WindowInto(FixedWindows(60))
-            | "Key" >> beam.Map(lambda row: (row["key"], row["value"]))
-            | beam.CombinePerKey(sum))
+    return (
+        p
+        | beam.io.ReadFromParquet(parquet)
+        | "Timestamp" >> beam.Map(lambda row: beam.window.TimestampedValue(row, row["seconds"]))
+        | beam.WindowInto(FixedWindows(60))
+        | "Key" >> beam.Map(lambda row: (row["key"], row["value"]))
+        | beam.CombinePerKey(sum)
+    )
 
 
 class CustomWindows(FixedWindows):
@@ -93,16 +114,23 @@ FALLBACKS = {
     "custom window fn": from_parquet(window_fn=CustomWindows(60)),
     "earliest timestamps": from_parquet(timestamp_combiner=TimestampCombiner.OUTPUT_AT_EARLIEST),
     "sliding with gaps": from_parquet(window_fn=SlidingWindows(30, 60)),
-    "watermark strategy": from_parquet(lambda parquet: beam.io.ReadFromParquet(
-        parquet).with_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(5))),
-    "columns without the field": from_parquet(lambda parquet: beam.io.ReadFromParquet(
-        parquet, columns=["key", "seconds"])),
+    "watermark strategy": from_parquet(
+        lambda parquet: beam.io.ReadFromParquet(parquet).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(5)
+        )
+    ),
+    "columns without the field": from_parquet(
+        lambda parquet: beam.io.ReadFromParquet(parquet, columns=["key", "seconds"])
+    ),
     "driver-read source": lambda p, parquet: aggregation(beam.Create(events(10)))(p),
     "intermediate consumer": _with_other_consumer,
     "hand-written lambdas": _hand_written,
-    "no windowing": lambda p, parquet: (p | beam.io.ReadFromParquet(parquet)
-                                        | beam.WithTimestampField("seconds")
-                                        | beam.GroupBy("key").aggregate_field("value", sum, "o")),
+    "no windowing": lambda p, parquet: (
+        p
+        | beam.io.ReadFromParquet(parquet)
+        | beam.WithTimestampField("seconds")
+        | beam.GroupBy("key").aggregate_field("value", sum, "o")
+    ),
 }
 
 
@@ -113,18 +141,26 @@ def test_anything_else_is_left_to_the_ordinary_planners(spark, parquet, case):
     assert "combine_per_key" in kinds
 
 
-@pytest.mark.parametrize("value_type, reason", [
-    (pa.decimal128(10, 2), "Spark sums decimals with its own scale"),
-    (pa.uint64(), "Spark reads it as a decimal"),
-    (pa.timestamp("us"), "a naive timestamp is not an instant"),
-])
+@pytest.mark.parametrize(
+    "value_type, reason",
+    [
+        (pa.decimal128(10, 2), "Spark sums decimals with its own scale"),
+        (pa.uint64(), "Spark reads it as a decimal"),
+        (pa.timestamp("us"), "a naive timestamp is not an instant"),
+    ],
+)
 def test_a_field_type_spark_might_see_differently_is_left_to_the_ordinary_planners(
-        spark, tmp_path, value_type, reason):
+    spark, tmp_path, value_type, reason
+):
     path = str(tmp_path / "typed.parquet")
-    value = {pa.decimal128(10, 2): decimal.Decimal("1.50"), pa.uint64(): 3,
-             pa.timestamp("us"): dt.datetime(2020, 1, 1)}[value_type]
-    pq.write_table(pa.table({"key": ["a"], "value": pa.array([value], value_type),
-                             "seconds": [1]}), path)
+    value = {
+        pa.decimal128(10, 2): decimal.Decimal("1.50"),
+        pa.uint64(): 3,
+        pa.timestamp("us"): dt.datetime(2020, 1, 1),
+    }[value_type]
+    pq.write_table(
+        pa.table({"key": ["a"], "value": pa.array([value], value_type), "seconds": [1]}), path
+    )
     kinds = lowered_kinds(spark, aggregation(beam.io.ReadFromParquet(path), combine=max))
     assert SQL_AGGREGATION not in kinds, reason
 
@@ -150,14 +186,21 @@ def records_of(runner, build, monkeypatch, lowered=True):
     return (collected[-1] if collected else None), handle.windowed_values
 
 
-WINDOWS = [FixedWindows(60), FixedWindows(45, offset=10), SlidingWindows(90, 30, offset=7),
-           SlidingWindows(100, 30), Sessions(1), Sessions(30)]
+WINDOWS = [
+    FixedWindows(60),
+    FixedWindows(45, offset=10),
+    SlidingWindows(90, 30, offset=7),
+    SlidingWindows(100, 30),
+    Sessions(1),
+    Sessions(30),
+]
 
 
 @pytest.mark.parametrize("window_fn", WINDOWS, ids=repr)
 @pytest.mark.parametrize("combine", [sum, min, CountFn(), MeanFn()], ids=repr)
-def test_a_lowered_query_gives_the_ordinary_plans_records_exactly(spark, parquet, monkeypatch,
-                                                                 window_fn, combine):
+def test_a_lowered_query_gives_the_ordinary_plans_records_exactly(
+    spark, parquet, monkeypatch, window_fn, combine
+):
     build = aggregation(beam.io.ReadFromParquet(parquet), window_fn, combine)
     assert lowered_kinds(spark, lambda p: materialize(build(p))) == [SQL_AGGREGATION, "write"]
     lowered, values = records_of("spark", build, monkeypatch)
@@ -168,13 +211,20 @@ def test_a_lowered_query_gives_the_ordinary_plans_records_exactly(spark, parquet
 
 def test_session_gaps_of_exactly_the_gap_split_as_in_beam(spark, tmp_path, monkeypatch):
     path = str(tmp_path / "ties.parquet")
-    pq.write_table(pa.Table.from_pylist(
-        [{"key": "a", "value": 1, "seconds": t} for t in (0, 5, 9.999999, 20, 25.000001)]), path)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [{"key": "a", "value": 1, "seconds": t} for t in (0, 5, 9.999999, 20, 25.000001)]
+        ),
+        path,
+    )
     build = aggregation(beam.io.ReadFromParquet(path), Sessions(5), CountFn())
     lowered, values = records_of("spark", build, monkeypatch)
     assert [(wv.windows[0], wv.value["out"]) for wv in values] == [
-        (IntervalWindow(0, 5), 1), (IntervalWindow(5, 14.999999), 2), (IntervalWindow(20, 25), 1),
-        (IntervalWindow(25.000001, 30.000001), 1)]
+        (IntervalWindow(0, 5), 1),
+        (IntervalWindow(5, 14.999999), 2),
+        (IntervalWindow(20, 25), 1),
+        (IntervalWindow(25.000001, 30.000001), 1),
+    ]
     assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
 
 
@@ -191,12 +241,17 @@ def test_a_dataframe_in_several_partitions_keeps_its_positions(spark, monkeypatc
 
 @pytest.mark.parametrize("window_fn", [FixedWindows(60), SlidingWindows(90, 30)], ids=repr)
 @pytest.mark.parametrize("combine", [sum, MeanFn()], ids=repr)
-def test_integer_sums_beyond_64_bits_are_exact_as_in_python(spark, tmp_path, monkeypatch,
-                                                            window_fn, combine):
+def test_integer_sums_beyond_64_bits_are_exact_as_in_python(
+    spark, tmp_path, monkeypatch, window_fn, combine
+):
     path = str(tmp_path / "large.parquet")
-    pq.write_table(pa.Table.from_pylist(  # "a" sums past a long; "b" means past 2**53
-        [{"key": "a", "value": 2**62 + i, "seconds": 10 * i} for i in range(4)]
-        + [{"key": "b", "value": 2**53 + 2 * i + 1, "seconds": 40 * i} for i in range(5)]), path)
+    pq.write_table(
+        pa.Table.from_pylist(  # "a" sums past a long; "b" means past 2**53
+            [{"key": "a", "value": 2**62 + i, "seconds": 10 * i} for i in range(4)]
+            + [{"key": "b", "value": 2**53 + 2 * i + 1, "seconds": 40 * i} for i in range(5)]
+        ),
+        path,
+    )
     build = aggregation(beam.io.ReadFromParquet(path), window_fn, combine)
     assert lowered_kinds(spark, lambda p: materialize(build(p))) == [SQL_AGGREGATION, "write"]
     lowered, values = records_of("spark", build, monkeypatch)
@@ -209,11 +264,22 @@ def test_integer_sums_beyond_64_bits_are_exact_as_in_python(spark, tmp_path, mon
 def test_utc_timestamps_are_event_times(spark, tmp_path, monkeypatch):
     path = str(tmp_path / "instants.parquet")
     start = dt.datetime(2024, 3, 1, tzinfo=dt.timezone.utc)
-    pq.write_table(pa.Table.from_pylist(
-        [{"key": f"k{i % 3}", "value": i, "seconds": start + dt.timedelta(seconds=7.25 * i)}
-         for i in range(40)], schema=pa.schema([("key", pa.string()), ("value", pa.int32()),
-                                                ("seconds", pa.timestamp("us", tz="UTC"))])),
-        path)
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {"key": f"k{i % 3}", "value": i, "seconds": start + dt.timedelta(seconds=7.25 * i)}
+                for i in range(40)
+            ],
+            schema=pa.schema(
+                [
+                    ("key", pa.string()),
+                    ("value", pa.int32()),
+                    ("seconds", pa.timestamp("us", tz="UTC")),
+                ]
+            ),
+        ),
+        path,
+    )
     build = aggregation(beam.io.ReadFromParquet(path), FixedWindows(60), max)
     assert lowered_kinds(spark, lambda p: materialize(build(p))) == [SQL_AGGREGATION, "write"]
     lowered, values = records_of("spark", build, monkeypatch)
@@ -226,8 +292,11 @@ def test_transforms_after_the_lowered_aggregation_run_as_usual(spark, parquet):
     totals = aggregation(beam.io.ReadFromParquet(parquet))(p)
     doubled = totals | beam.Map(lambda row: row["out"] * 2)
     both = (totals | "Keys" >> beam.Map(lambda row: row["key"]), doubled) | beam.Flatten()
-    handles = [materialize(doubled), materialize(both),
-               materialize(totals | "Again" >> beam.combiners.Count.Globally().without_defaults())]
+    handles = [
+        materialize(doubled),
+        materialize(both),
+        materialize(totals | "Again" >> beam.combiners.Count.Globally().without_defaults()),
+    ]
     p.run()
     direct = beam.Pipeline()
     totals = aggregation(beam.io.ReadFromParquet(parquet))(direct)

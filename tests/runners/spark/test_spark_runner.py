@@ -12,11 +12,14 @@ from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
 from panes.window import FixedWindows, Sessions, TimestampedValue
 
 
-@pytest.mark.parametrize("banner, major", [
-    ('openjdk version "17.0.15" 2025-04-15', 17),
-    ('java version "1.8.0_392"', 8),
-    ('openjdk version "21" 2023-09-19', 21),
-])
+@pytest.mark.parametrize(
+    "banner, major",
+    [
+        ('openjdk version "17.0.15" 2025-04-15', 17),
+        ('java version "1.8.0_392"', 8),
+        ('openjdk version "21" 2023-09-19', 21),
+    ],
+)
 def test_reads_java_versions(banner, major):
     assert parse_java_version(banner) == major
 
@@ -34,11 +37,15 @@ def _windowed_pipeline(p):
     events = p | beam.Create(_events())
     fixed = events | "Fixed" >> beam.WindowInto(FixedWindows(5))
     early = events | "Early" >> beam.WindowInto(
-        Sessions(2), trigger=AfterWatermark(early=AfterCount(3)),
-        accumulation_mode=AccumulationMode.ACCUMULATING)
-    return [materialize(fixed | "Sum" >> beam.CombinePerKey(sum)),
-            materialize(fixed | "Group" >> beam.GroupByKey()),
-            materialize(early | "SessionSums" >> beam.CombinePerKey(sum))]
+        Sessions(2),
+        trigger=AfterWatermark(early=AfterCount(3)),
+        accumulation_mode=AccumulationMode.ACCUMULATING,
+    )
+    return [
+        materialize(fixed | "Sum" >> beam.CombinePerKey(sum)),
+        materialize(fixed | "Group" >> beam.GroupByKey()),
+        materialize(early | "SessionSums" >> beam.CombinePerKey(sum)),
+    ]
 
 
 def _run(runner):
@@ -85,13 +92,16 @@ def test_metrics_from_workers_are_counted_once(spark):
 def test_reads_a_dataframe_in_place_and_in_the_direct_runner(spark):
     from panes.runners.spark.dataframe import ReadFromDataFrame
 
-    frame = spark.createDataFrame([("a", 1, 0.5), ("b", 2, 1.5), ("a", 3, 7.0)],
-                                  ["key", "n", "t"]).repartition(2)
+    frame = spark.createDataFrame(
+        [("a", 1, 0.5), ("b", 2, 1.5), ("a", 3, 7.0)], ["key", "n", "t"]
+    ).repartition(2)
     results = {}
     for runner in ("direct", "spark"):
         p = beam.Pipeline(runner=runner)
         rows = p | ReadFromDataFrame(frame)
-        out = materialize(rows | beam.Map(lambda row: (row["key"], row["n"])) | beam.CombinePerKey(sum))
+        out = materialize(
+            rows | beam.Map(lambda row: (row["key"], row["n"])) | beam.CombinePerKey(sum)
+        )
         p.run()
         results[runner] = sorted(out.values)
     assert results["spark"] == results["direct"] == [("a", 4), ("b", 2)]
@@ -143,15 +153,27 @@ def test_a_dataframe_read_record_at_a_time_scans_its_watermark_in_parallel(spark
         p = beam.Pipeline(runner=runner)
         read = ReadFromDataFrame(dataframe).with_watermarks(
             WatermarkStrategy.for_bounded_out_of_orderness(5).with_periodic_emission(2),
-            timestamp_fn=lambda row: row["t"])
-        sums = (p | read | beam.Map(lambda row: (row["key"], row["n"]))
-                | beam.WindowInto(FixedWindows(10), trigger=AfterWatermark(early=AfterCount(2)),
-                                  accumulation_mode=AccumulationMode.DISCARDING)
-                | beam.CombinePerKey(sum).with_late_output("late"))
+            timestamp_fn=lambda row: row["t"],
+        )
+        sums = (
+            p
+            | read
+            | beam.Map(lambda row: (row["key"], row["n"]))
+            | beam.WindowInto(
+                FixedWindows(10),
+                trigger=AfterWatermark(early=AfterCount(2)),
+                accumulation_mode=AccumulationMode.DISCARDING,
+            )
+            | beam.CombinePerKey(sum).with_late_output("late")
+        )
         handles = materialize(sums.main, "Main"), materialize(sums.late, "Late")
         result = p.run()
-        results.append(([sorted(map(repr, h.windowed_values)) for h in handles],
-                        result.metrics().counter("dropped_late")))
+        results.append(
+            (
+                [sorted(map(repr, h.windowed_values)) for h in handles],
+                result.metrics().counter("dropped_late"),
+            )
+        )
     assert results[0] == results[1]
     assert results[0][1] > 0  # the scenario does produce late data
 
@@ -170,15 +192,16 @@ def test_jobs_are_described_by_transform_label(spark):
     try:
         p = beam.Pipeline(runner="spark")
         events = p | beam.Create([TimestampedValue(("k", 1), 1)])
-        materialize(events | "Windowed" >> beam.WindowInto(
-            FixedWindows(5), trigger=AfterWatermark(early=AfterCount(1)))
-            | "EarlySums" >> beam.CombinePerKey(sum))
+        materialize(
+            events
+            | "Windowed"
+            >> beam.WindowInto(FixedWindows(5), trigger=AfterWatermark(early=AfterCount(1)))
+            | "EarlySums" >> beam.CombinePerKey(sum)
+        )
         p.run()
     finally:
         del spark.sparkContext.setJobDescription
     assert "panes: EarlySums" in seen
-
-
 
 
 def _collector_after_reading(sc, read_value) -> list:
@@ -217,17 +240,30 @@ def _through_groupings(runner, make):
     p = beam.Pipeline(runner=runner)
     events = p | beam.Create(_events()) | "Make" >> beam.Map(lambda kv: (kv[0], make(kv[1])))
     fixed = events | beam.WindowInto(FixedWindows(5))
-    early = events | "Early" >> beam.WindowInto(FixedWindows(5),
-                                                 trigger=AfterWatermark(early=AfterCount(2)))
-    handles = [materialize(fixed | beam.CombinePerKey(lambda boxes: make(sum(b.n for b in boxes)))),
-               materialize(fixed | beam.GroupByKey() | "Unbox" >> beam.Map(
-                   lambda kv: (kv[0], sorted(b.n for b in kv[1])))),
-               materialize(early | "Replayed" >> beam.CombinePerKey(
-                   lambda boxes: make(max((b.n for b in boxes), default=0))))]
+    early = events | "Early" >> beam.WindowInto(
+        FixedWindows(5), trigger=AfterWatermark(early=AfterCount(2))
+    )
+    handles = [
+        materialize(fixed | beam.CombinePerKey(lambda boxes: make(sum(b.n for b in boxes)))),
+        materialize(
+            fixed
+            | beam.GroupByKey()
+            | "Unbox" >> beam.Map(lambda kv: (kv[0], sorted(b.n for b in kv[1])))
+        ),
+        materialize(
+            early
+            | "Replayed"
+            >> beam.CombinePerKey(lambda boxes: make(max((b.n for b in boxes), default=0)))
+        ),
+    ]
     p.run()
-    return [sorted(repr((wv.value[0], getattr(wv.value[1], "n", wv.value[1]), wv.windows,
-                         wv.pane_info))
-                   for wv in h.windowed_values) for h in handles]
+    return [
+        sorted(
+            repr((wv.value[0], getattr(wv.value[1], "n", wv.value[1]), wv.windows, wv.pane_info))
+            for wv in h.windowed_values
+        )
+        for h in handles
+    ]
 
 
 def test_values_of_classes_defined_on_the_fly_cross_the_workers(spark):
