@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from panes.errors import UserCodeError
 from panes.io.base import SourceError
 from panes.ir.codec import lift
-from panes.ir.io import AddElements, AdvanceProcessingTime, AdvanceWatermark
+from panes.ir.io import AddElements, AdvanceProcessingTime, AdvanceWatermark, WatermarkStrategy
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
 from panes.timestamp import MAX_MICROS, MIN_MICROS, to_micros
 from panes.transforms.source_element import source_element
@@ -28,7 +28,7 @@ class SourceRecords:
 
     elements: list
     arrivals: list | None
-    strategy: object
+    strategy: WatermarkStrategy | None
 
 
 def record_step(index: int) -> int:
@@ -99,14 +99,15 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
     strategy = records.strategy
     if strategy is None:
         return [Bundle(FIRST_STEP, records.elements), Watermark(END_STEP, MAX_MICROS)]
-    changes = dict(
+    changes: dict = dict(
         watermark_changes(
             [running_maxima(wv.timestamp_micros for wv in records.elements)], strategy
         )
     )
     record_steps = {record_step(i): i for i in range(len(records.elements))}
     clock_steps = [e.step for e in clock.events if FIRST_STEP < e.step < END_STEP]
-    stream, current, idle, last_arrival = [], MIN_MICROS, False, None
+    stream: list = []
+    current, idle, last_arrival = MIN_MICROS, False, None
     for step in sorted(set(record_steps) | set(clock_steps)):
         if step in record_steps:
             index = record_steps[step]
@@ -128,7 +129,7 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
 
 
 def test_stream_stream(node) -> list:
-    stream = []
+    stream: list = []
     for step, event in enumerate(node.payload["events"], start=FIRST_STEP + 1):
         if isinstance(event, AddElements):
             stream.append(

@@ -206,7 +206,7 @@ class PaneInfo(NamedTuple):
     is_first: bool
     is_last: bool
     timing: PaneInfoTiming
-    index: int
+    index: int  # type: ignore[assignment]  # Beam's name; it hides tuple.index
     nonspeculative_index: int
 
     def __repr__(self) -> str:

@@ -38,7 +38,8 @@ class PendingStream:
         return PendingStream(self.stream, (*self.stages, stage))
 
     def events(self, ctx) -> list:
-        out, stream = [], []
+        out: list = []
+        stream: list = []
         sink = boxing_sink(out)
 
         def bundle(step):

@@ -209,7 +209,7 @@ def _shard_rows(plan, collection, sink, form, label) -> tuple:
     pairs = plan.persist(_pairs(collection, plan, f"{label} (positions)"))
     bounds = _range_bounds(plan, pairs, shards, label)
 
-    def rows(pairs_in_order):
+    def shard_rows(pairs_in_order):
         yield from form.first_rows()
         values = (value for _, value in pairs_in_order)
         while chunk := list(islice(values, CHUNK)):
@@ -218,7 +218,7 @@ def _shard_rows(plan, collection, sink, form, label) -> tuple:
     ordered = pairs.repartitionAndSortWithinPartitions(
         shards, lambda position: bisect_right(bounds, position)
     )
-    return worker_output(ordered.mapPartitions(worker_generator(rows))), shards
+    return worker_output(ordered.mapPartitions(worker_generator(shard_rows))), shards
 
 
 def _range_bounds(plan, pairs, shards: int, label: str) -> list:
@@ -242,7 +242,8 @@ def _range_bounds(plan, pairs, shards: int, label: str) -> list:
         (position, count / len(picked)) for picked, count in samples for position in picked
     )
     total = sum(weight for _, weight in weighted)
-    bounds, passed = [], 0.0
+    bounds: list = []
+    passed = 0.0
     for position, weight in weighted:
         passed += weight
         if passed >= total * (len(bounds) + 1) / shards and len(bounds) < shards - 1:

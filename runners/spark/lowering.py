@@ -51,7 +51,7 @@ class SqlAggregation:
 
     source: object  # the IR source: a ParquetSource or DataFrameSource
     timestamp_field: str
-    strategy: object
+    strategy: ir.WindowingStrategy
     key_fields: tuple
     aggregations: tuple
     timestamp_label: str
@@ -67,7 +67,8 @@ def lower_aggregations(pipeline, session) -> tuple:
     """``(pipeline, queries)``: ``pipeline`` with each lowerable chain replaced by one
     ``sql_aggregation`` node, at the place (and with the id and outputs) of the chain's last
     node, its payload the ``SqlAggregation``; and each such node's query on ``session``."""
-    lowered, queries = {}, {}
+    lowered: dict = {}
+    queries: dict = {}
     for node in pipeline.nodes.values():
         aggregation = match_aggregation(pipeline, node)
         query = aggregation and build_query(aggregation, session)
@@ -220,7 +221,7 @@ def output_records(aggregation: SqlAggregation, table) -> list:
     ).fn
     # Fixed and sliding windows repeat across keys: one windows tuple and pane per window.
     merging = window_fn_kinds.from_ir(aggregation.strategy.window_fn).is_merging()
-    shared = {} if not merging else None
+    shared: dict | None = {} if not merging else None
     records, box = [], windowed_value
     for first, run, end_of_run in sorted(runs):
         source_position = (FIRST_STEP, first >> INDEX_BITS, first & ((1 << INDEX_BITS) - 1))

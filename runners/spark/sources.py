@@ -132,7 +132,8 @@ def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection
         plan.action(label, chunks.mapPartitions(worker_generator(summary)).collect),
         key=lambda run: run[:2],
     )
-    starts, total = {}, 0
+    starts: dict = {}
+    total = 0
     for segment, first, count, _ in runs:
         starts.setdefault(segment, ([], []))
         starts[segment][0].append(first)

@@ -30,7 +30,7 @@ _TIMING = {
 }
 
 # Each node kind's payload: its fields and what each holds.
-PAYLOADS = {
+PAYLOADS: dict[str, dict] = {
     "create": {"values": Pickled, **_TIMING},
     "read": {"source": Source, **_TIMING},
     "test_stream": {"events": tuple[TestStreamEvent, ...]},
@@ -58,7 +58,7 @@ class SideInput:
     pcollection: str
     view: Literal["singleton", "iter", "list", "dict"]
     has_default: bool = False
-    default: Value = None
+    default: Value = None  # type: ignore[assignment]  # any data, None included
 
 
 @dataclass(frozen=True)

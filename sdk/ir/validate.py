@@ -41,7 +41,7 @@ def validate(ir: PipelineIR, allow_unsafe_triggers: bool = False) -> PipelineIR:
             "the pipeline is empty: apply at least one transform, e.g. p | Create([...])"
         )
     checked(ir)  # every value fits its annotation, however the IR was built
-    produced = set()
+    produced: set = set()
     for node in ir.nodes.values():
         _check_node(node, produced, ir, allow_unsafe_triggers)
         produced.update(node.outputs.values())

@@ -35,4 +35,4 @@ def to_ir(fn):
 def from_ir(fn: rows.RowFn):
     """The function a runner runs for an IR row function."""
     api = next(api for api, ir in _pairs() if type(fn) is ir)
-    return api(**{f.name: getattr(fn, f.name) for f in dataclasses.fields(fn)})
+    return api(**{f.name: getattr(fn, f.name) for f in dataclasses.fields(fn)})  # type: ignore[arg-type]

@@ -102,7 +102,8 @@ class _Call:
 
     def __init__(self, state: KeyState, output_watermark: int, counters: Counters):
         self.state, self.output_watermark = state, output_watermark
-        self.emissions, self.counters = [], counters
+        self.emissions: list = []
+        self.counters = counters
 
 
 class WindowingEngine:
@@ -151,14 +152,15 @@ class WindowingEngine:
         last, after the watermark went to +inf."""
         counters, outputs = Counters(), []
         at_end = processing_time is not None and processing_time >= MAX_MICROS
-        if processing_time is not None and not at_end:
-            outputs += self.advance_processing_time(state, processing_time, counters)
+        before, after = (None, processing_time) if at_end else (processing_time, None)
+        if before is not None:
+            outputs += self.advance_processing_time(state, before, counters)
         if elements:
             outputs += self.process_bundle(state, elements, counters)
         if watermark is not None:
             outputs += self.advance_watermark(state, watermark, counters)
-        if at_end:
-            outputs += self.advance_processing_time(state, processing_time, counters)
+        if after is not None:
+            outputs += self.advance_processing_time(state, after, counters)
         timers = state.timers
         return StepResult(
             outputs,
@@ -209,7 +211,9 @@ class WindowingEngine:
             if step > last_step or (index + 1 < count and elements[index + 1][0][0] == step):
                 break
             window_state = states.get(windows[0]) if len(windows) == 1 else None
-            quiet = None if window_state is None else window_state.quiet
+            if window_state is None:
+                break
+            quiet = window_state.quiet
             if quiet is None or quiet.budget < 1 or quiet.epoch != epoch:
                 break
             index += 1
@@ -232,7 +236,7 @@ class WindowingEngine:
             for node in quiet.counters:
                 values[node] = values.get(node, 0) + 1
             if not quiet.holds_settled:
-                call = _Call(state, self.output_watermark(state), None)
+                call = _Call(state, self.output_watermark(state), Counters())
                 self._add_holds(call, window_state, windows[0], timestamp, quiet.gc_time)
                 if self.earliest_hold(state) != hold:
                     break

@@ -347,6 +347,6 @@ def contains(trigger: ir.Trigger, ir_class: type) -> bool:
     """Whether ``trigger`` or any trigger inside it is of ``ir_class``."""
     if isinstance(trigger, ir_class):
         return True
-    values = [getattr(trigger, f.name) for f in dataclasses.fields(trigger)]
+    values = [getattr(trigger, f.name) for f in dataclasses.fields(trigger)]  # type: ignore[arg-type]
     children = [c for v in values for c in (v if isinstance(v, tuple) else (v,))]
     return any(contains(c, ir_class) for c in children if isinstance(c, ir.Trigger))

@@ -58,7 +58,8 @@ def _by_start(window_fn, period: int) -> Callable:
     """Windows that depend only on where the timestamp's ``period`` starts, answered from a
     cache keyed by that start."""
     offset = window_fn.offset
-    assign_micros, cache = from_ir(window_fn).assign_micros, {}
+    assign_micros = from_ir(window_fn).assign_micros
+    cache: dict = {}
     cached = cache.get
 
     def windows_from(start):
