@@ -12,6 +12,11 @@ KNOWN_OPTIONS = {
     "spark_conf": None,
     "spark_session": None,
     "job_name": "panes",
+    # Streaming (Spark Structured Streaming; see docs/streaming.md).
+    "streaming": False,
+    "checkpoint_location": None,
+    "trigger_interval": None,
+    "max_files_per_trigger": None,
 }
 
 

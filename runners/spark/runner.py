@@ -137,6 +137,10 @@ class SparkRunner:
 
     def run_pipeline(self, ir, options=None) -> PipelineResult:
         options = options if options is not None else PipelineOptions()
+        if options.streaming:
+            from panes.runners.spark.streaming.runner import run_streaming
+
+            return run_streaming(ir, options, self.partitions)
         session = get_session(options)
         ir = lower_aggregations(ir, session)
         plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,
