@@ -48,22 +48,20 @@ class StaticClocks:
         """The last step every source has delivered, given Spark's watermark (-inf: none)."""
         return self.steps[watermark_ms - 1] if watermark_ms > 0 else -math.inf
 
-    def advance(self, state, bundles: list, timer_values) -> list:
+    def advance(self, state, bundles: list, timer_values, log) -> None:
         """Feeds the key its ``(step, records)`` bundles, each after the clock advances before
-        it, then the advances up to the end of the last step known to be complete; returns
-        ``(step, tag, WindowedValue)`` emissions in log order."""
-        emissions: list = []
+        it, then the advances up to the end of the last step known to be complete, telling
+        ``log`` what each step emitted."""
         for step, records in bundles:
             position = _bundle_position(step)
-            self._fire_before(state, position, emissions)
+            self._fire_before(state, position, log)
             self._catch_up(state, position)
-            emissions += [(step, tag, wv) for tag, wv in key_state.process(state, records)]
+            log.note(step, key_state.process(state, records))
         done = self.done_step(timer_values.getCurrentWatermarkInMs())
         last = max(done, bundles[-1][0]) if bundles else done
         if last > -math.inf:
             self._fire_before(state, math.inf if last == END_STEP else _clock_position(last + 1),
-                              emissions)
-        return emissions
+                              log)
 
     def wake_ms(self, state, timer_values):
         """The tick of the first advance that passes one of the key's timers (None: none)."""
@@ -79,12 +77,11 @@ class StaticClocks:
                 candidates.append((line.positions[index], domain, line.times[index]))
         return min(candidates) if candidates else None
 
-    def _fire_before(self, state, limit, emissions: list) -> None:
+    def _fire_before(self, state, limit, log) -> None:
         while (found := self._next_firing(state)) is not None and found[0] < limit:
             position, domain, time = found
             self._catch_up(state, position)
-            step = position // 4
-            emissions += [(step, tag, wv) for tag, wv in key_state.advance(state, domain, time)]
+            log.note(position // 4, key_state.advance(state, domain, time))
 
     def _catch_up(self, state, position: int) -> None:
         """The key's clocks as they are just before ``position``; they pass none of its timers
@@ -112,16 +109,14 @@ class BatchClocks:
     def done_step(self, timer_values) -> int:
         return self.step(timer_values)
 
-    def advance(self, state, bundles: list, timer_values) -> list:
+    def advance(self, state, bundles: list, timer_values, log) -> None:
         watermark, now = self.now(timer_values)
         step = self.step(timer_values)
-        emissions = []
         for domain, time in ((PROCESSING_TIME, now), (EVENT_TIME, watermark)):
             if key_state.clock(state, domain) < time:
-                emissions += key_state.advance(state, domain, time)
+                log.note(step, key_state.advance(state, domain, time))
         for _, records in bundles:
-            emissions += key_state.process(state, records)
-        return [(step, tag, wv) for tag, wv in emissions]
+            log.note(step, key_state.process(state, records))
 
     def wake_ms(self, state, timer_values):
         event = key_state.next_timer(state, EVENT_TIME)
@@ -130,3 +125,71 @@ class BatchClocks:
             poll = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
             wake = poll if wake is None else min(wake, poll)
         return wake
+
+
+class StepLog:
+    """What advancing one key produced: ``(step, tag, WindowedValue)`` emissions, and the
+    ``(step, hold)`` changes of its earliest hold (what its grouping's output watermark needs)."""
+
+    def __init__(self, state, hold):
+        self.state, self.hold = state, hold
+        self.emissions: list = []
+        self.holds: list = []
+
+    def note(self, step: int, emitted: list) -> None:
+        self.emissions += [(step, tag, wv) for tag, wv in emitted]
+        hold = key_state.earliest_hold(self.state)
+        if hold != self.hold:
+            self.hold = hold
+            self.holds.append((step, hold))
+
+
+class StaticTimeline:
+    """The source-side clocks of a static pipeline as the tail reads them: which steps are
+    complete, and each source-fed collection's watermark and processing time after a step."""
+
+    def __init__(self, steps: list, watermarks: dict, processing_times: list):
+        self.steps, self.watermarks = steps, watermarks
+        self.processing_times = processing_times
+        self._done = -math.inf
+
+    def view(self, timer_values) -> "StaticTimeline":
+        watermark_ms = timer_values.getCurrentWatermarkInMs()
+        self._done = self.steps[watermark_ms - 1] if watermark_ms > 0 else -math.inf
+        return self
+
+    def complete_steps(self, after) -> list:
+        return [step for step in self.steps if after < step <= self._done]
+
+    def source_watermark(self, pcollection_id: str, step: int) -> int:
+        return _after(self.watermarks[pcollection_id], step)
+
+    def processing_time(self, step: int) -> int:
+        return _after(self.processing_times, step)
+
+
+class BatchTimeline:
+    """The tail's clocks on unbounded input: the micro-batch is the one complete step."""
+
+    def view(self, timer_values) -> "BatchTimeline":
+        self._watermark, self._now = BatchClocks.now(timer_values)
+        return self
+
+    def complete_steps(self, after) -> list:
+        return [self._now] if self._now > after else []
+
+    def source_watermark(self, pcollection_id: str, step: int) -> int:
+        return self._watermark
+
+    def processing_time(self, step: int) -> int:
+        return self._now
+
+
+def _after(events: list, step: int) -> int:
+    """The time of the last of ``events`` (step-ordered) at or before ``step``."""
+    time = MIN_TIMESTAMP
+    for event in events:
+        if event.step > step:
+            break
+        time = event.time
+    return time

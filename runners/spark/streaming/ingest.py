@@ -25,10 +25,10 @@ INGEST_SCHEMA = pa.schema([("route", pa.string()), ("key", pa.binary()), ("step"
 INGEST_DDL = "route string, key binary, step long, data binary, wm timestamp"
 
 
-def ingest(ir_json: str, decode):
+def ingest(ir_json: str, decode, tail_ids=frozenset()):
     """The ``mapInArrow`` function of a source: ``decode(batch)`` gives the batch's
     ``(pcollection id, Chunk)`` pushes and its watermark column's largest value (a datetime,
-    or None)."""
+    or None); ``tail_ids``: the groupings of the pipeline's tail."""
 
     def run(batches):
         from pyspark import TaskContext
@@ -36,7 +36,7 @@ def ingest(ir_json: str, decode):
         partition = TaskContext.get().partitionId()
         ir = from_json(ir_json)
         cell = [MetricsContainer(), None]
-        outbox = Outbox(ir, bucket=partition.to_bytes(4, "big"))
+        outbox = Outbox(ir, bucket=partition.to_bytes(4, "big"), tail_ids=tail_ids)
         router = Router(ir, outbox.exit, cell)
         token = metrics_cell_scope(cell)
         watermark, step = None, 0

@@ -1,39 +1,54 @@
-"""A grouping as a ``transformWithStateInPandas`` operator: each key's windowing state lives
-in Spark's state store, and Spark calls the operator for a key when rows arrive for it or when
+"""Groupings as ``transformWithStateInPandas`` operators: each key's windowing state lives in
+Spark's state store, and Spark calls the operator for a key when rows arrive for it or when
 one of its timers expires.
 
-One operator serves every grouping that reads its input straight from the sources: rows are
-keyed by ``(route, key)``, the route naming the grouping (rows routed to a write pass through).
-A call loads the key's state once, advances it with its clocks (``clocks``) and its rows in
-step order, runs the panes through the element-wise transforms after the grouping
-(``routing``), stores the state once and sets the one Spark timer that wakes the key next.
+The query has up to two such operators, each an ``Operator`` with its own ``Stage``. The
+first serves every grouping fed by sources only: rows are keyed by ``(route, key)``, the route
+naming the grouping. A call loads the key's state once, advances it by its clocks and its rows
+in step order (``clocks``), runs its panes through the element-wise transforms after the
+grouping (``routing``), stores the state once and moves the key's one Spark timer to its next
+wake-up. The second, present when groupings follow groupings, is the ``tail``: one key that
+finishes steps for the later groupings. Rows routed elsewhere (writes, metrics) pass through.
 """
 
 from __future__ import annotations
 
 import pickle
+from dataclasses import dataclass, field
 from itertools import groupby
 from operator import itemgetter
 
 import pandas as pd
 from pyspark.sql.streaming import StatefulProcessor
 
+from panes.errors import UserCodeError
 from panes.ir import from_json
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.fusion import Chunk
 from panes.runners.spark.errors import TransportedError, transported
-from panes.errors import UserCodeError
 from panes.runners.spark.positions import grouped
 from panes.runners.spark.streaming import key_state
+from panes.runners.spark.streaming.clocks import StepLog
 from panes.runners.spark.streaming.key_state import LATE, MAIN, Counters
 from panes.runners.spark.streaming.routing import Router
-from panes.runners.spark.streaming.rows import TICK, Outbox, load, metrics_columns
+from panes.runners.spark.streaming.rows import (HOLD, TAIL, TICK, Outbox, load,
+                                                metrics_columns)
+from panes.runners.spark.streaming.tail import Tail, TailState
 from panes.window import window_order
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 
 STATE_SCHEMA = "state binary, first binary, timer long"
-_COLUMNS = ("route", "key", "step", "data")
+
+
+@dataclass
+class Stage:
+    """What one operator runs: ``clocks`` of the groupings it keys (grouping id -> clocks),
+    or the ``timeline`` of the tail it runs; ``tail_ids``: the tail's groupings."""
+
+    clocks: dict = field(default_factory=dict)
+    timeline: object = None
+    tail_ids: frozenset = frozenset()
 
 
 class _Grouping:
@@ -50,51 +65,74 @@ class _Grouping:
         self.outputs = {MAIN: node.outputs["main"], LATE: node.outputs.get(late) if late else None}
 
 
-class GroupingOperator(StatefulProcessor):
-    """The operator of a pipeline's source-fed groupings; ``clocks``: grouping id -> clocks."""
+class Operator(StatefulProcessor):
+    """One stateful stage of the query (see the module's docstring)."""
 
-    def __init__(self, ir_json: str, clocks: dict):
-        self.ir_json, self.clocks = ir_json, clocks
+    def __init__(self, ir_json: str, stage: Stage):
+        self.ir_json, self.stage = ir_json, stage
 
     def init(self, handle) -> None:
         self.handle = handle
         self.state = handle.getValueState("key", STATE_SCHEMA)
         ir = from_json(self.ir_json)
         self.groupings = {label: _Grouping(ir, ir.nodes[label], clocks)
-                          for label, clocks in self.clocks.items()}
+                          for label, clocks in self.stage.clocks.items()}
+        self.tail = Tail(ir) if self.stage.timeline is not None else None
         self.cell = [MetricsContainer(), None]
-        self.outbox = Outbox(ir)
-        self.router = Router(ir, self.outbox.exit, self.cell)
+        self.outbox = Outbox(ir, tail_ids=self.stage.tail_ids)
+        exit = self.outbox.exit
+        if self.tail is not None:
+            tail = self.tail
+            exit = lambda node, chunk: (tail.deliver(node, chunk) if node.id in tail.groupings
+                                        else self.outbox.exit(node, chunk))  # noqa: E731
+        self.router = Router(ir, exit, self.cell)
 
     def handleInputRows(self, key, rows, timerValues):
         route, key_bytes = key
-        if route not in self.groupings:
-            if route != TICK:
-                yield from rows  # on its way to a write
-            return
-        records = [record for frame in rows for data in frame["data"] for record in load(data)]
-        yield from self._advance(self.groupings[route], key_bytes, records, timerValues, None)
+        if route in self.groupings:
+            records = [record for frame in rows for data in frame["data"] for record in load(data)]
+            yield from self._call(self._advance_key, self.groupings[route], key_bytes, records,
+                                  timerValues, None)
+        elif route == TAIL and self.tail is not None:
+            entries = [entry for frame in rows for data in frame["data"] for entry in load(data)]
+            yield from self._call(self._advance_tail, entries, timerValues, None)
+        elif route != TICK:
+            yield from rows  # on its way on
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         route, key_bytes = key
-        yield from self._advance(self.groupings[route], key_bytes, [], timerValues,
-                                 expiredTimerInfo.getExpiryTimeInMs())
+        expired = expiredTimerInfo.getExpiryTimeInMs()
+        if route == TAIL:
+            yield from self._call(self._advance_tail, [], timerValues, expired)
+        else:
+            yield from self._call(self._advance_key, self.groupings[route], key_bytes, [],
+                                  timerValues, expired)
 
     def close(self) -> None:
         self.router.close()
 
-    def _advance(self, grouping, key_bytes, records, timer_values, expired):
+    def _call(self, advance, *args):
+        """Runs ``advance`` with user metrics scoped to this call; yields its rows."""
+        container = MetricsContainer()
+        self.cell[0] = container
+        token = metrics_cell_scope(self.cell)
         try:
-            frame = self._advance_key(grouping, key_bytes, records, timer_values, expired)
+            advance(*args, container)
         except UserCodeError as error:
             raise TransportedError(transported(error)) from None
-        if frame is not None:
-            yield frame
+        finally:
+            reset_metrics_scope(token)
+        columns = self.outbox.drain()
+        if container.counters or container.distributions:
+            for name, values in metrics_columns(container).items():
+                columns[name] += values
+        if columns["route"]:
+            yield pd.DataFrame(columns)
 
-    def _advance_key(self, grouping, key_bytes, records, timer_values, expired):
+    def _advance_key(self, grouping, key_bytes, records, timer_values, expired, container):
         stored = self.state.get()
         if stored is None and not records:
-            return None  # a timer of a key whose state has emptied
+            return  # a timer of a key whose state has emptied
         counters, key = Counters(), pickle.loads(key_bytes)
         if stored is None:
             state, first, timer = grouping.core.new_state(key, counters), None, None
@@ -106,21 +144,44 @@ class GroupingOperator(StatefulProcessor):
             first = records[0][0]
         bundles = [(step, list(group)) for step, group in
                    groupby(records, key=lambda record: record[0][0])]
-        container = MetricsContainer()
-        self.cell[0], self.cell[1] = container, grouping.label
-        token = metrics_cell_scope(self.cell)
-        try:
-            emissions = grouping.clocks.advance(state, bundles, timer_values)
-            self._emit(grouping, first, emissions)
-        finally:
-            reset_metrics_scope(token)
+        self.cell[1] = grouping.label
+        log = StepLog(state, key_state.earliest_hold(state))
+        hold = log.hold
+        grouping.clocks.advance(state, bundles, timer_values, log)
+        self._emit(grouping, first, log.emissions)
+        if self.stage.tail_ids:
+            changes = []
+            for step, new in log.holds:
+                changes.append((HOLD, grouping.label, step, hold, new))
+                hold = new
+            if changes:
+                self.outbox.add(TAIL, b"", changes)
         counters.report(container, grouping.label)
-        self._store(state, first, None if timer == expired else timer, timer_values, grouping)
-        columns = self.outbox.drain()
-        if container.counters or container.distributions:
-            for name, values in metrics_columns(container).items():
-                columns[name] += values
-        return pd.DataFrame(columns) if columns["route"] else None
+        if key_state.is_empty(state):
+            self.state.clear()
+            wake = None
+        else:
+            wake = grouping.clocks.wake_ms(state, timer_values)
+            self.state.update((key_state.dump(state), pickle.dumps(first), wake))
+        self._move_timer(None if timer == expired else timer, wake)
+
+    def _advance_tail(self, entries, timer_values, expired, container):
+        stored = self.state.get()
+        tail_state = TailState() if stored is None else pickle.loads(stored[0])
+        timer = None if stored is None or stored[2] == expired else stored[2]
+        tail_state.receive(entries)
+        counters = {label: Counters() for label in self.tail.groupings}
+        self.router.start_bundle()
+        self.tail.finish(tail_state, self.stage.timeline.view(timer_values), self.router,
+                         counters)
+        self.router.finish_bundle(max(tail_state.done, 0), ())
+        for label, counted in counters.items():
+            counted.report(container, label)
+        wake = None
+        if tail_state.waiting():
+            wake = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
+        self.state.update((pickle.dumps(tail_state), b"", wake))
+        self._move_timer(timer, wake)
 
     def _emit(self, grouping, first, emissions) -> None:
         """The key's panes and late elements, in the direct runner's order within each step,
@@ -143,14 +204,8 @@ class GroupingOperator(StatefulProcessor):
         if last_step is not None:
             router.finish_bundle(last_step, first)
 
-    def _store(self, state, first, timer, timer_values, grouping) -> None:
-        """Saves the key's state and moves its Spark timer to its next wake-up."""
-        if key_state.is_empty(state):
-            self.state.clear()
-            wake = None
-        else:
-            wake = grouping.clocks.wake_ms(state, timer_values)
-            self.state.update((key_state.dump(state), pickle.dumps(first), wake))
+    def _move_timer(self, timer, wake) -> None:
+        """Moves the key's one Spark timer from ``timer`` to ``wake`` (None: no timer)."""
         if timer is not None and timer != wake:
             self.handle.deleteTimer(timer)
         if wake is not None and wake != timer:

@@ -17,6 +17,8 @@ from panes.runners.spark.serializer import dumps
 
 ROW_SCHEMA = "route string, key binary, step long, data binary"
 METRICS = "metrics"
+TAIL = "tail"  # rows bound for the groupings after groupings (``tail``)
+IN, HOLD = "in", "hold"  # a tail row's entries: inputs of its groupings, changes of holds
 TICK = "tick"  # rows that only carry the watermark column
 _COLUMNS = ("route", "key", "step", "data")
 
@@ -28,13 +30,17 @@ def load(data: bytes):
 class Outbox:
     """Collects what leaves a push graph (``routing.Router``) as rows, per route and key."""
 
-    def __init__(self, ir, bucket: bytes = b""):
-        self.ir, self.bucket = ir, bucket
+    def __init__(self, ir, bucket: bytes = b"", tail_ids=frozenset()):
+        self.ir, self.bucket, self.tail_ids = ir, bucket, tail_ids
         self._rows: dict = {}
         self._keys: dict = {}  # key -> its pickle, for the keys of this outbox
 
     def exit(self, node, chunk) -> None:
-        """``routing.Router``'s exit: groupings get keyed records, writes positioned values."""
+        """``routing.Router``'s exit: groupings get keyed records, writes positioned values, and
+        the tail's groupings their records, unkeyed (``tail``)."""
+        if node.id in self.tail_ids:
+            self._records(TAIL, b"").append((IN, node.id, list(zip(*chunk))))
+            return
         if node.kind == "write":
             records = self._records(node.id, self.bucket)
             records.extend(zip(chunk.positions, _boxed(chunk)))
@@ -63,7 +69,8 @@ class Outbox:
         for (route, key), records in self._rows.items():
             columns["route"].append(route)
             columns["key"].append(key)
-            columns["step"].append(int(records[0][0][0]) if records else 0)
+            position = records[0][0] if records else None
+            columns["step"].append(position[0] if isinstance(position, tuple) else 0)
             columns["data"].append(dumps(records))
         self._rows.clear()
         if len(self._keys) > 65536:

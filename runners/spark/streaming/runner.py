@@ -19,12 +19,13 @@ from panes.runners.spark.session import get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
 from panes.runners.spark.streaming.event_reader import FORMAT, EventLogSource, reader_options
 from panes.runners.spark.streaming.ingest import INGEST_DDL, event_log_decoder, ingest
-from panes.runners.spark.streaming.operator import GroupingOperator
+from panes.runners.spark.streaming.clocks import StaticTimeline
+from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.result import StreamingPipelineResult
-from panes.runners.spark.streaming.routing import GROUPINGS
 from panes.runners.spark.streaming.rows import ROW_SCHEMA
 from panes.runners.spark.streaming.sinks import FILE_SINKS, BatchCommitter, check_sinks
 from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
+from panes.runners.spark.streaming.tail import layers
 
 log = logging.getLogger("panes.streaming")
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -34,8 +35,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     """Starts the query; a pipeline whose sources are all bounded is waited for."""
     sinks = check_sinks(ir)
     static_nodes = _sources(ir)
-    groupings = [node for node in ir.nodes.values() if node.kind in GROUPINGS]
-    _check_groupings(ir, groupings)
+    first, tail, downstream = layers(ir)
     location, temporary = _checkpoint_location(options, sinks)
     store = CheckpointStore(location)
     store.check_structure(ir)
@@ -43,17 +43,25 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     _configure(spark, partitions or options.spark_partitions)
     inputs = StaticInputs(ir, static_nodes)
     ir_json = to_json(ir, indent=None)
-    frames = [_static_frame(spark, ir, ir_json, inputs, node, ticks_per_batch)
+    tail_ids = frozenset(tail)
+    frames = [_static_frame(spark, ir_json, inputs, node, ticks_per_batch, tail_ids)
               for node in static_nodes]
     rows = functools.reduce(lambda left, right: left.union(right), frames)
     # Rows routed to TICK only carry the watermark column: a filter here would be pushed below
     # the watermark and drop them before Spark sees it, so the stages after ignore them.
     rows = rows.withWatermark("wm", "0 seconds").drop("wm")
-    if groupings:
-        clocks = {node.id: inputs.clocks_of(inputs.watermarks(node.inputs[0]))
-                  for node in groupings}
+    stages = []
+    if first:
+        stages.append(Stage(clocks={label: inputs.clocks_of(inputs.watermarks(
+            ir.nodes[label].inputs[0])) for label in first}, tail_ids=tail_ids))
+    if tail:
+        sourced = [pc for pc in ir.pcollections if pc not in downstream]
+        stages.append(Stage(timeline=StaticTimeline(
+            inputs.steps, {pc: inputs.watermarks(pc) for pc in sourced}, inputs.clock.events),
+            tail_ids=tail_ids))
+    for stage in stages:
         rows = rows.groupBy("route", "key").transformWithStateInPandas(
-            GroupingOperator(ir_json, clocks), ROW_SCHEMA, "Append", "EventTime")
+            Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime")
     label = options.job_name
     committer = BatchCommitter(sinks, store, label)
     writer = (rows.writeStream.foreachBatch(committer).queryName(label)
@@ -78,18 +86,6 @@ def _sources(ir) -> list:
     return nodes
 
 
-def _check_groupings(ir, groupings) -> None:
-    produced_by_grouping = {pc for node in groupings for pc in node.outputs.values()}
-    downstream = set(produced_by_grouping)
-    for node in ir.nodes.values():
-        if any(pc in downstream for pc in node.inputs):
-            if node.kind in GROUPINGS:
-                raise PipelineConstructionError(
-                    f"'{node.id}' groups the output of another grouping, which the streaming "
-                    f"runner does not support yet")
-            downstream |= set(node.outputs.values())
-
-
 def _checkpoint_location(options, sinks) -> tuple:
     """The checkpoint directory, and whether it is a temporary one panes removes at the end."""
     if options.checkpoint_location:
@@ -110,8 +106,8 @@ def _configure(spark, partitions) -> None:
     spark.dataSource.register(EventLogSource)
 
 
-def _static_frame(spark, ir, ir_json, inputs, node, ticks_per_batch: int):
+def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, tail_ids):
     options = reader_options(node.id, inputs.bundles(node.id), inputs.end_tick, ticks_per_batch)
     frame = spark.readStream.format(FORMAT).options(**options).load()
     decoder = event_log_decoder({node.id: node.outputs["main"]})
-    return frame.mapInArrow(ingest(ir_json, decoder), INGEST_DDL)
+    return frame.mapInArrow(ingest(ir_json, decoder, tail_ids), INGEST_DDL)
