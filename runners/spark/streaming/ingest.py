@@ -25,8 +25,15 @@ INGEST_SCHEMA = pa.schema([("route", pa.string()), ("key", pa.binary()), ("step"
 INGEST_DDL = "route string, key binary, step long, data binary, wm timestamp"
 
 
+class Task:
+    """What a decoder may need of its task: its partition, and how many rows it has read."""
+
+    def __init__(self, partition: int):
+        self.partition, self.rows = partition, 0
+
+
 def ingest(ir_json: str, decode, tail_ids=frozenset()):
-    """The ``mapInArrow`` function of a source: ``decode(batch)`` gives the batch's
+    """The ``mapInArrow`` function of a source: ``decode(batch, task)`` gives the batch's
     ``(pcollection id, Chunk)`` pushes and its watermark column's largest value (a datetime,
     or None); ``tail_ids``: the groupings of the pipeline's tail."""
 
@@ -34,6 +41,7 @@ def ingest(ir_json: str, decode, tail_ids=frozenset()):
         from pyspark import TaskContext
 
         partition = TaskContext.get().partitionId()
+        task = Task(partition)
         ir = from_json(ir_json)
         cell = [MetricsContainer(), None]
         outbox = Outbox(ir, bucket=partition.to_bytes(4, "big"), tail_ids=tail_ids)
@@ -43,7 +51,7 @@ def ingest(ir_json: str, decode, tail_ids=frozenset()):
         try:
             router.start_bundle()
             for batch in batches:
-                pushes, batch_watermark = decode(batch)
+                pushes, batch_watermark = decode(batch, task)
                 for pcollection, chunk in pushes:
                     router.push(pcollection, chunk)
                     step = chunk.positions[-1][0]
@@ -78,7 +86,7 @@ def _batch(columns: dict, watermark) -> pa.RecordBatch:
 def event_log_decoder(outputs: dict):
     """Decodes ``event_reader`` rows: ``outputs`` maps a source node to its output collection."""
 
-    def decode(batch):
+    def decode(batch, task):
         columns = batch.to_pydict()
         pushes = [(outputs[source], Chunk(*zip(*pickle.loads(data))))
                   for source, data in zip(columns["source"], columns["data"]) if data is not None]

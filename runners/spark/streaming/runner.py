@@ -1,9 +1,10 @@
 """Plans a pipeline's IR as one Spark Structured Streaming query and starts it.
 
     sources ─▶ ingest (mapInArrow: element-wise transforms) ─▶ withWatermark(wm) ─▶
-    groupings (transformWithStateInPandas, keyed by route and key) ─▶ foreachBatch (sinks)
+    first-layer groupings ─▶ [tail: groupings after groupings] ─▶ foreachBatch (sinks)
 
-See docs/streaming.md for how Beam's model maps onto it.
+Both stateful stages are ``transformWithStateInPandas`` operators (``operator``). See
+docs/streaming.md for how Beam's model maps onto the query.
 """
 
 from __future__ import annotations
@@ -17,73 +18,91 @@ from panes.errors import PipelineConstructionError
 from panes.ir.codec import to_json
 from panes.runners.spark.session import get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
+from panes.runners.spark.streaming.clocks import BatchClocks, BatchTimeline, StaticTimeline
 from panes.runners.spark.streaming.event_reader import FORMAT, EventLogSource, reader_options
 from panes.runners.spark.streaming.ingest import INGEST_DDL, event_log_decoder, ingest
-from panes.runners.spark.streaming.clocks import StaticTimeline
 from panes.runners.spark.streaming.operator import Operator, Stage
+from panes.runners.spark.streaming.progress import ProgressLogger
 from panes.runners.spark.streaming.result import StreamingPipelineResult
 from panes.runners.spark.streaming.rows import ROW_SCHEMA
 from panes.runners.spark.streaming.sinks import FILE_SINKS, BatchCommitter, check_sinks
+from panes.runners.spark.streaming.sources import is_unbounded, unbounded_decoder, unbounded_frame
 from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
 from panes.runners.spark.streaming.tail import layers
 
 log = logging.getLogger("panes.streaming")
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+AVAILABLE_NOW = "available_now"
 
 
 def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
-    """Starts the query; a pipeline whose sources are all bounded is waited for."""
+    """Starts the query. A pipeline whose sources are all bounded (event logs) runs with
+    ``Trigger.AvailableNow`` and is waited for; an unbounded one runs until cancelled."""
     sinks = check_sinks(ir)
-    static_nodes = _sources(ir)
+    static, unbounded = _sources(ir)
     first, tail, downstream = layers(ir)
     location, temporary = _checkpoint_location(options, sinks)
     store = CheckpointStore(location)
     store.check_structure(ir)
     spark = get_session(options)
     _configure(spark, partitions or options.spark_partitions)
-    inputs = StaticInputs(ir, static_nodes)
-    ir_json = to_json(ir, indent=None)
-    tail_ids = frozenset(tail)
-    frames = [_static_frame(spark, ir_json, inputs, node, ticks_per_batch, tail_ids)
-              for node in static_nodes]
+    ir_json, tail_ids = to_json(ir, indent=None), frozenset(tail)
+    if unbounded:
+        frames = [unbounded_frame(spark, node, options).mapInArrow(
+            ingest(ir_json, unbounded_decoder(node, node.outputs["main"]), tail_ids), INGEST_DDL)
+            for node in unbounded]
+        clocks = {label: BatchClocks() for label in first}
+        timeline = BatchTimeline()
+    else:
+        inputs = StaticInputs(ir, static)
+        frames = [_static_frame(spark, ir_json, inputs, node, ticks_per_batch, tail_ids)
+                  for node in static]
+        clocks = {label: inputs.clocks_of(inputs.watermarks(ir.nodes[label].inputs[0]))
+                  for label in first}
+        sourced = [pc for pc in ir.pcollections if pc not in downstream]
+        timeline = StaticTimeline(inputs.steps, {pc: inputs.watermarks(pc) for pc in sourced},
+                                  inputs.clock.events)
     rows = functools.reduce(lambda left, right: left.union(right), frames)
     # Rows routed to TICK only carry the watermark column: a filter here would be pushed below
     # the watermark and drop them before Spark sees it, so the stages after ignore them.
     rows = rows.withWatermark("wm", "0 seconds").drop("wm")
-    stages = []
-    if first:
-        stages.append(Stage(clocks={label: inputs.clocks_of(inputs.watermarks(
-            ir.nodes[label].inputs[0])) for label in first}, tail_ids=tail_ids))
-    if tail:
-        sourced = [pc for pc in ir.pcollections if pc not in downstream]
-        stages.append(Stage(timeline=StaticTimeline(
-            inputs.steps, {pc: inputs.watermarks(pc) for pc in sourced}, inputs.clock.events),
-            tail_ids=tail_ids))
+    stages = ([Stage(clocks=clocks, tail_ids=tail_ids)] if first else []) + \
+        ([Stage(timeline=timeline, tail_ids=tail_ids)] if tail else [])
     for stage in stages:
         rows = rows.groupBy("route", "key").transformWithStateInPandas(
             Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime")
     label = options.job_name
     committer = BatchCommitter(sinks, store, label)
+    listener = ProgressLogger(label, committer.published)
+    spark.streams.addListener(listener)
     writer = (rows.writeStream.foreachBatch(committer).queryName(label)
               .option("checkpointLocation", location))
-    writer = writer.trigger(availableNow=True)
-    query = writer.start()
-    result = StreamingPipelineResult(
-        query, committer, label,
-        on_end=(lambda: shutil.rmtree(location, ignore_errors=True)) if temporary else None)
-    result.wait_until_finish()
+    writer = writer.trigger(**_trigger(options, bounded=not unbounded))
+
+    def on_end():
+        spark.streams.removeListener(listener)
+        if temporary:
+            shutil.rmtree(location, ignore_errors=True)
+
+    result = StreamingPipelineResult(writer.start(), committer, label, on_end=on_end)
+    if not unbounded or options.trigger_interval == AVAILABLE_NOW:
+        result.wait_until_finish()
     return result
 
 
-def _sources(ir) -> list:
-    nodes = []
+def _sources(ir) -> tuple:
+    """``(static, unbounded)`` source nodes; a pipeline has one kind or the other."""
+    static, unbounded = [], []
     for node in ir.nodes.values():
-        if node.kind in STATIC_KINDS:
-            nodes.append(node)
+        if node.kind in STATIC_KINDS or (node.kind == "read" and not is_unbounded(node)):
+            static.append(node)
         elif node.kind == "read":
-            raise PipelineConstructionError(
-                f"'{node.id}': this source cannot be read by the streaming runner yet")
-    return nodes
+            unbounded.append(node)
+    if static and unbounded:
+        raise PipelineConstructionError(
+            f"a streaming pipeline reads either unbounded sources or event logs, not both: "
+            f"{', '.join(n.id for n in unbounded)} against {', '.join(n.id for n in static)}")
+    return static, unbounded
 
 
 def _checkpoint_location(options, sinks) -> tuple:
@@ -97,6 +116,20 @@ def _checkpoint_location(options, sinks) -> tuple:
             f"--checkpoint_location=<directory>: it is where Spark keeps the offsets and state "
             f"that let a restarted query write each output exactly once")
     return tempfile.mkdtemp(prefix="panes-checkpoint-"), True
+
+
+def _trigger(options, bounded: bool) -> dict:
+    """Event logs end by themselves (AvailableNow); otherwise ``--trigger_interval`` (seconds,
+    a Spark interval such as ``"1 minute"``, or ``available_now``: what has arrived, then
+    stop), else Spark's default: the next micro-batch as soon as the last is done."""
+    interval = options.trigger_interval
+    if bounded or interval == AVAILABLE_NOW:
+        return {"availableNow": True}
+    if interval is None:
+        return {}
+    if isinstance(interval, (int, float)):
+        interval = f"{interval} seconds"
+    return {"processingTime": str(interval)}
 
 
 def _configure(spark, partitions) -> None:

@@ -60,7 +60,10 @@ class BatchCommitter:
         self.sinks, self.store, self.label = sinks, store, label
         self.captures: dict = {}
         self.metrics = store.metrics()
-        self.panes = 0
+        self._published: dict = {}  # batch id -> outputs published (for progress)
+
+    def published(self, batch_id: int) -> int:
+        return self._published.pop(batch_id, 0)
 
     def __call__(self, frame, batch_id: int) -> None:
         if self.store.is_committed(batch_id):
@@ -72,14 +75,16 @@ class BatchCommitter:
         write = _partition_writer(sinks, staging, batch_id)
         with surfaced_errors(self.label):
             results = frame.rdd.mapPartitionsWithIndex(worker_generator(write)).collect()
-        metrics, staged, captured = MetricsContainer(), [], {}
+        metrics, staged, captured, published = MetricsContainer(), [], {}, 0
         for kind, label, payload in results:
             if kind == METRICS:
                 metrics.merge(payload)
             elif kind == "staged":
-                staged.append((label, payload))
+                staged.append((label, payload[:2]))
+                published += payload[2]
             else:
                 captured.setdefault(label, []).extend(payload)
+                published += len(payload)
         self._publish(batch_id, staged)
         self.store.commit(batch_id, metrics)
         self.metrics.merge(metrics)
@@ -87,7 +92,7 @@ class BatchCommitter:
             capture_id = self.sinks[label].capture_id
             self.captures.setdefault(capture_id, []).extend(
                 (position[0], wv) for position, wv in sorted(records, key=lambda r: r[0]))
-        self.panes += sum(len(records) for records in captured.values())
+        self._published[batch_id] = published
 
     def _publish(self, batch_id: int, staged: list) -> None:
         """Moves the staged files of ``batch_id`` under their final names, after removing any
@@ -131,6 +136,6 @@ def _partition_writer(sinks: dict, staging: dict, batch_id: int):
                 sinks[label].write_shard(path, [wv.value for _, wv in records])
             except Exception as error:
                 raise UserCodeError(label, None, error) from error
-            yield "staged", label, (partition, path)
+            yield "staged", label, (partition, path, len(records))
 
     return write
