@@ -32,6 +32,7 @@ from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MAX_TIMESTAMP, MIN_TIME
 from panes.trigger import AccumulationMode
 from panes.transforms.combiners import CountFn, MeanFn
 from panes.window import GlobalWindow, TimestampCombiner, TimestampedValue
+from runners_under_test import pipeline
 
 HERE = Path(__file__).parent
 S = 1_000_000
@@ -166,7 +167,7 @@ def _grouping(spec):
 def run_scenario(scenario: dict, runner, **variant) -> dict:
     """Runs a scenario on ``runner``; returns canonical ``rows``, ``late`` rows, ``then`` rows and
     the windowing core's counters."""
-    p = beam.Pipeline(runner=runner)
+    p = pipeline(runner)
     inputs = [_input(p, scenario, "Input", **variant)]
     if "events2" in scenario:
         inputs.append(_input(p, {"events": scenario["events2"]}, "Input2", **variant))

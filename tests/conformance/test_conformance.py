@@ -8,7 +8,7 @@ bundled; they also run with each bundle reversed and split into one-element bund
 import pytest
 
 from harness import load_scenarios, run_scenario, scenario_id
-from runners_under_test import RUNNERS
+from runners_under_test import RUNNERS, STREAMING_RUNNERS, needs_spark
 
 def marked(scenario):
     """A scenario with a ``known_issue`` is expected to fail until panes is fixed (strictly:
@@ -31,10 +31,15 @@ def check(scenario, outcome):
     assert outcome["counters"] == scenario.get("counters", {}), context
 
 
-@pytest.mark.parametrize("runner_name", RUNNERS)
+# Every scenario's input is an event log (a TestStream, or a bounded source read under a
+# watermark strategy), which the streaming runner replays one step per micro-batch: slowly.
+RUNNER_PARAMS = RUNNERS + [pytest.param(name, marks=pytest.mark.slow) for name in STREAMING_RUNNERS]
+
+
+@pytest.mark.parametrize("runner_name", RUNNER_PARAMS)
 @pytest.mark.parametrize("scenario", [marked(s) for s in SCENARIOS], ids=scenario_id)
 def test_scenario(scenario, runner_name, request):
-    if runner_name == "spark":
+    if needs_spark(runner_name):
         request.getfixturevalue("spark")
     check(scenario, run_scenario(scenario, runner_name))
 

@@ -9,6 +9,7 @@ docs/streaming.md for how Beam's model maps onto the query.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import shutil
@@ -45,7 +46,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     store = CheckpointStore(location)
     store.check_structure(ir)
     spark = get_session(options)
-    _configure(spark, partitions or options.spark_partitions)
+    _configure(spark)
     ir_json, tail_ids = to_json(ir, indent=None), frozenset(tail)
     if unbounded:
         frames = [unbounded_frame(spark, node, options).mapInArrow(
@@ -84,7 +85,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         if temporary:
             shutil.rmtree(location, ignore_errors=True)
 
-    result = StreamingPipelineResult(writer.start(), committer, label, on_end=on_end)
+    with _shuffle_partitions(spark, partitions or options.spark_partitions):
+        query = writer.start()
+    result = StreamingPipelineResult(query, committer, label, on_end=on_end)
     if not unbounded or options.trigger_interval == AVAILABLE_NOW:
         result.wait_until_finish()
     return result
@@ -132,11 +135,24 @@ def _trigger(options, bounded: bool) -> dict:
     return {"processingTime": str(interval)}
 
 
-def _configure(spark, partitions) -> None:
+def _configure(spark) -> None:
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-    if partitions:
-        spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
     spark.dataSource.register(EventLogSource)
+
+
+@contextlib.contextmanager
+def _shuffle_partitions(spark, partitions):
+    """The partitions of the query's state (fixed by its first run's checkpoint), set while
+    the query starts only, so the session's other work keeps its own."""
+    if not partitions:
+        yield
+        return
+    previous = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    try:
+        yield
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", previous)
 
 
 def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, tail_ids):

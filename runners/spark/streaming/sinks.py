@@ -21,7 +21,7 @@ from panes.io.parquet import ParquetSink
 from panes.io.text import TextSink
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
-from panes.runners.spark.errors import surfaced_errors, worker_generator
+from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.streaming.rows import METRICS, TICK, load
 from panes.testing.capture import CaptureSink
 
@@ -73,8 +73,9 @@ class BatchCommitter:
                  if isinstance(sink, FILE_SINKS)}
         staging = {label: staging_directory(sink) for label, sink in sinks.items()}
         write = _partition_writer(sinks, staging, batch_id)
-        with surfaced_errors(self.label):
-            results = frame.rdd.mapPartitionsWithIndex(worker_generator(write)).collect()
+        # A worker's UserCodeError stays encoded in the failure's text, for the query's end
+        # (result.wait_until_finish) to raise as itself.
+        results = frame.rdd.mapPartitionsWithIndex(worker_generator(write)).collect()
         metrics, staged, captured, published = MetricsContainer(), [], {}, 0
         for kind, label, payload in results:
             if kind == METRICS:

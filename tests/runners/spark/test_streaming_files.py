@@ -1,0 +1,149 @@
+"""Files arriving in a directory, read and written by a streaming pipeline: outputs are
+published exactly once per micro-batch, and a query stopped — gracefully, by a failing user
+function, or by SIGKILL of its driver, locally and on a standalone cluster — and restarted from
+its checkpoint ends with exactly the output of a run that was never interrupted."""
+
+import glob
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import panes as beam
+from panes.errors import PipelineConstructionError, UserCodeError
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+import streaming_files_pipeline as files_pipeline  # noqa: E402
+
+FILES = 8
+
+
+def write_files(directory: Path, indexes, bad_line_in=None) -> None:
+    """Writes input files ``f<index>.csv`` in order of index, each with a later mtime: lines
+    ``key,value,seconds`` moving forward in event time, with stragglers that come late."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for index in indexes:
+        rng = random.Random(index)
+        lines = []
+        for line in range(25):
+            seconds = index * 6 + rng.randrange(8)
+            if line % 11 == 10:
+                seconds -= 14  # a straggler: late, or beyond the allowed lateness
+            value = "bad" if index == bad_line_in and line == 3 else str(rng.randrange(100))
+            lines.append(f"k{rng.randrange(4)},{value},{max(seconds, 0)}")
+        path = directory / f"f{index:02d}.csv"
+        path.write_text("\n".join(lines) + "\n")
+        os.utime(path, (1_000_000 + index, 1_000_000 + index))
+
+
+def outputs(prefix: Path) -> Counter:
+    return Counter(line for path in glob.glob(f"{prefix}-*")
+                   for line in Path(path).read_text().splitlines())
+
+
+def reference(tmp_path: Path, bad_line_in=None) -> Counter:
+    """The output of one uninterrupted run over all files."""
+    write_files(tmp_path / "all", range(FILES), bad_line_in)
+    files_pipeline.main({"checkpoint_location": str(tmp_path / "all-checkpoint"),
+                         "trigger_interval": "available_now"}, str(tmp_path / "all"),
+                        str(tmp_path / "all-out" / "panes"), fixed=True)
+    return outputs(tmp_path / "all-out" / "panes")
+
+
+def test_a_streaming_file_sink_needs_a_checkpoint_location(tmp_path):
+    pipeline = beam.Pipeline(runner="spark", options={"streaming": True})
+    files_pipeline.build(pipeline, str(tmp_path), str(tmp_path / "out"))
+    with pytest.raises(PipelineConstructionError, match="--checkpoint_location"):
+        pipeline.run()
+
+
+@pytest.mark.slow
+def test_a_restart_resumes_exactly_and_a_changed_pipeline_is_refused(tmp_path, spark):
+    expected = reference(tmp_path)
+    directory, checkpoint = tmp_path / "in", str(tmp_path / "checkpoint")
+    options = {"checkpoint_location": checkpoint, "trigger_interval": "available_now"}
+    write_files(directory, range(3))
+    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    write_files(directory, range(3, FILES))
+    result = files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    assert result.state == "DONE"
+    assert outputs(tmp_path / "out" / "panes") == expected
+    assert any(count == 1 for count in expected.values()) and max(expected.values()) == 1
+
+    changed = beam.Pipeline(runner="spark", options={"streaming": True, **options})
+    files_pipeline.build(changed, str(directory), str(tmp_path / "out" / "panes"),
+                         window_seconds=20)
+    with pytest.raises(PipelineConstructionError, match="the windowing of 'Sum' changed"):
+        changed.run()
+
+
+@pytest.mark.slow
+def test_a_failing_user_function_stops_the_query_and_a_fixed_restart_resumes(tmp_path, spark):
+    expected = reference(tmp_path, bad_line_in=4)
+    directory, checkpoint = tmp_path / "in", str(tmp_path / "checkpoint")
+    options = {"checkpoint_location": checkpoint, "trigger_interval": "available_now"}
+    write_files(directory, range(FILES), 4)
+    with pytest.raises(UserCodeError) as failure:
+        files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    assert failure.value.label == "Parse" and ",bad," in failure.value.element
+    assert isinstance(failure.value.cause, ValueError)
+    assert os.path.isdir(os.path.join(checkpoint, "offsets"))
+    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"), fixed=True)
+    assert outputs(tmp_path / "out" / "panes") == expected
+
+
+def _driver(tmp_path: Path, options: dict) -> subprocess.Popen:
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    log = open(tmp_path / "driver.log", "ab")
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "streaming_files_pipeline.py"), json.dumps(options),
+         str(tmp_path / "in"), str(tmp_path / "out" / "panes")],
+        env=env, stdout=log, stderr=log, start_new_session=True)
+
+
+def _kill(driver: subprocess.Popen) -> None:
+    """SIGKILL to the driver's process group: the Python driver and its JVM."""
+    os.killpg(driver.pid, signal.SIGKILL)
+    driver.wait(timeout=60)
+
+
+def kill_and_restart(tmp_path: Path, master: str) -> None:
+    """Files arrive one by one while the driver is killed at several points and restarted;
+    a last run drains what is left. The output must be an uninterrupted run's."""
+    expected = reference(tmp_path)
+    options = {"checkpoint_location": str(tmp_path / "checkpoint"), "spark_master": master,
+               "spark_partitions": 2}
+    kill_after = {1: 8, 4: 3, 6: 12}  # file index -> seconds to let the driver run first
+    driver = _driver(tmp_path, options)
+    try:
+        for index in range(FILES):
+            write_files(tmp_path / "in", [index])
+            time.sleep(4)
+            if index in kill_after:
+                time.sleep(kill_after[index])
+                _kill(driver)
+                driver = _driver(tmp_path, options)
+    finally:
+        _kill(driver)
+    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"})
+    assert drain.wait(timeout=600) == 0, (tmp_path / "driver.log").read_text()[-3000:]
+    assert outputs(tmp_path / "out" / "panes") == expected
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_driver_loses_and_duplicates_nothing_locally(tmp_path, spark):
+    kill_and_restart(tmp_path, "local[2]")
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_a_standalone_cluster(
+        tmp_path, spark, standalone_cluster):
+    kill_and_restart(tmp_path, standalone_cluster)
