@@ -133,6 +133,7 @@ def kill_and_restart(tmp_path: Path, master: str) -> None:
                 driver = _driver(tmp_path, options)
     finally:
         _kill(driver)
+    assert outputs(tmp_path / "out" / "panes"), "the killed drivers published nothing"
     drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"})
     assert drain.wait(timeout=600) == 0, (tmp_path / "driver.log").read_text()[-3000:]
     assert outputs(tmp_path / "out" / "panes") == expected
