@@ -35,7 +35,9 @@ class DataFrameSource(Source):
 
 def ReadFromDataFrame(dataframe, label=None) -> Read:
     """Reads the rows of a Spark DataFrame as dicts, in partition order."""
-    if not hasattr(dataframe, "rdd") or not hasattr(dataframe, "schema"):
+    from pyspark.sql import DataFrame
+
+    if not isinstance(dataframe, DataFrame):  # (a streaming DataFrame has no .rdd to probe)
         raise PipelineConstructionError(
             f"ReadFromDataFrame needs a pyspark.sql.DataFrame, got {type(dataframe).__name__}")
     handle = f"dataframe-{next(_handles)}"

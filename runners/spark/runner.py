@@ -129,18 +129,22 @@ PLANNERS = {
 
 class SparkRunner:
     """Runs pipelines on Spark; ``partitions`` overrides the parallelism and ``shuffle_seed``
-    permutes source elements across partitions (for determinism tests)."""
+    permutes source elements across partitions (for determinism tests);
+    ``steps_per_micro_batch``: under ``--streaming``, how many steps of an event log one
+    micro-batch delivers (outputs do not depend on it; tests vary it)."""
 
-    def __init__(self, partitions: int | None = None, shuffle_seed: int | None = None):
+    def __init__(self, partitions: int | None = None, shuffle_seed: int | None = None,
+                 steps_per_micro_batch: int = 1):
         self.partitions = partitions
         self.shuffle_seed = shuffle_seed
+        self.steps_per_micro_batch = steps_per_micro_batch
 
     def run_pipeline(self, ir, options=None) -> PipelineResult:
         options = options if options is not None else PipelineOptions()
         if options.streaming:
             from panes.runners.spark.streaming.runner import run_streaming
 
-            return run_streaming(ir, options, self.partitions)
+            return run_streaming(ir, options, self.partitions, self.steps_per_micro_batch)
         session = get_session(options)
         ir = lower_aggregations(ir, session)
         plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,

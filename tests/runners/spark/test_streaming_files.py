@@ -115,22 +115,34 @@ def _kill(driver: subprocess.Popen) -> None:
     driver.wait(timeout=60)
 
 
+def _planned(checkpoint: Path) -> int:
+    """How many micro-batches the query has planned (Spark's offset log)."""
+    return len(list((checkpoint / "offsets").glob("[0-9]*")))
+
+
 def kill_and_restart(tmp_path: Path, master: str) -> None:
-    """Files arrive one by one while the driver is killed at several points and restarted;
-    a last run drains what is left. The output must be an uninterrupted run's."""
+    """Files arrive one by one while the driver is killed at several points — each a moment
+    after it planned a micro-batch, so mostly while it runs — and restarted; a last run drains
+    what is left. The output must be an uninterrupted run's."""
     expected = reference(tmp_path)
-    options = {"checkpoint_location": str(tmp_path / "checkpoint"), "spark_master": master,
+    checkpoint = tmp_path / "checkpoint"
+    options = {"checkpoint_location": str(checkpoint), "spark_master": master,
                "spark_partitions": 2}
-    kill_after = {1: 8, 4: 3, 6: 12}  # file index -> seconds to let the driver run first
+    kill_after = {1: 0.5, 4: 2.0, 6: 4.0}  # file index -> seconds after a new micro-batch
     driver = _driver(tmp_path, options)
     try:
         for index in range(FILES):
+            planned = _planned(checkpoint)
             write_files(tmp_path / "in", [index])
-            time.sleep(4)
             if index in kill_after:
+                deadline = time.time() + 300
+                while _planned(checkpoint) <= planned and time.time() < deadline:
+                    time.sleep(0.2)
                 time.sleep(kill_after[index])
                 _kill(driver)
                 driver = _driver(tmp_path, options)
+            else:
+                time.sleep(3)
     finally:
         _kill(driver)
     assert outputs(tmp_path / "out" / "panes"), "the killed drivers published nothing"
