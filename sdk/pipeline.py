@@ -111,7 +111,7 @@ class Pipeline:
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
-            self.run()
+            self.run().wait_until_finish()  # as Beam: a streaming pipeline runs until it ends
         return False
 
 

@@ -31,6 +31,11 @@ from panes.timestamp import MIN_TIMESTAMP
 MICROS_PER_MILLI = 1000
 
 
+def tick(steps: list, step: int) -> int:
+    """Spark's watermark, in ms, once ``step`` of the sorted ``steps`` is delivered: its rank."""
+    return bisect.bisect_left(steps, step) + 1
+
+
 class StaticClocks:
     """The clocks of an input whose event log is known: ``steps`` (sorted), the watermark and
     processing-time advances (``eventlog.Watermark`` and ``ProcessingTime`` events)."""
@@ -41,8 +46,7 @@ class StaticClocks:
         self.clock = _Clock(processing_times, _clock_position)
 
     def tick(self, step: int) -> int:
-        """Spark's watermark, in ms, once ``step`` is delivered: its rank among the steps."""
-        return bisect.bisect_left(self.steps, step) + 1
+        return tick(self.steps, step)
 
     def done_step(self, watermark_ms: int) -> float:
         """The last step every source has delivered, given Spark's watermark (-inf: none)."""

@@ -78,7 +78,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     spark.streams.addListener(listener)
     writer = (rows.writeStream.foreachBatch(committer).queryName(label)
               .option("checkpointLocation", location))
-    writer = writer.trigger(**_trigger(options, bounded=not unbounded))
+    trigger = _trigger(options, bounded=not unbounded)
+    if trigger:
+        writer = writer.trigger(**trigger)
 
     def on_end():
         spark.streams.removeListener(listener)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, Watermark, merged_watermarks
 from panes.runners.sources import ProcessingClock, read_source, source_stream, test_stream_stream
-from panes.runners.spark.streaming.clocks import StaticClocks
+from panes.runners.spark.streaming.clocks import StaticClocks, tick
 
 STATIC_KINDS = ("test_stream", "create")
 
@@ -38,11 +38,10 @@ class StaticInputs:
     def bundles(self, node_id: str) -> dict:
         """A source's elements by tick: ``{tick: [(position, value, timestamp, windows, pane)]}``
         with positions ``(step, index)``, as the direct runner orders them."""
-        clocks = self.clocks_of([])
         out: dict = {}
         for event in self.streams[node_id]:
             if isinstance(event, Bundle) and event.elements:
-                out.setdefault(clocks.tick(event.step), []).extend(
+                out.setdefault(tick(self.steps, event.step), []).extend(
                     ((event.step, index), wv.value, wv.timestamp, wv.windows, wv.pane)
                     for index, wv in enumerate(event.elements))
         return out
