@@ -160,3 +160,19 @@ def test_sigkill_of_the_driver_loses_and_duplicates_nothing_locally(tmp_path, sp
 def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_a_standalone_cluster(
         tmp_path, spark, standalone_cluster):
     kill_and_restart(tmp_path, standalone_cluster)
+
+
+@pytest.mark.slow
+def test_a_micro_batch_replayed_after_publishing_publishes_nothing_twice(tmp_path, spark):
+    """A crash after panes published a micro-batch but before Spark logged it as committed:
+    Spark runs the micro-batch again, which must still write its state, and publish nothing."""
+    expected = reference(tmp_path)
+    directory, checkpoint = tmp_path / "in", tmp_path / "checkpoint"
+    options = {"checkpoint_location": str(checkpoint), "trigger_interval": "available_now"}
+    write_files(directory, range(4))
+    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    last = max((checkpoint / "commits").glob("[0-9]*"), key=lambda path: int(path.name))
+    last.unlink()  # Spark never logged it
+    write_files(directory, range(4, FILES))
+    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    assert outputs(tmp_path / "out" / "panes") == expected
