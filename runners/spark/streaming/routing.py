@@ -11,7 +11,6 @@ Elements travel as ``fusion.Chunk`` columns with Spark-runner positions
 
 from __future__ import annotations
 
-from panes.errors import PipelineConstructionError
 from panes.ir.codec import lift
 from panes.runners.fusion import Chunk, ParDoStage, WindowStage
 from panes.runners.spark.positions import FINISH, flattened
@@ -57,10 +56,6 @@ class Router:
         return self._pushes[pcollection_id]
 
     def _consumer(self, node, pcollection_id: str):
-        if node.side_inputs:
-            raise PipelineConstructionError(
-                f"'{node.id}' takes side inputs, which the streaming runner does not support "
-                f"yet; run the pipeline in batch, or join the inputs with a grouping instead")
         if node.kind in GROUPINGS or node.kind == "write":
             exit = self.exit
             return lambda chunk: exit(node, chunk)

@@ -40,6 +40,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     """Starts the query. A pipeline whose sources are all bounded (event logs) runs with
     ``Trigger.AvailableNow`` and is waited for; an unbounded one runs until cancelled."""
     sinks = check_sinks(ir)
+    _check_side_inputs(ir)
     static, unbounded = _sources(ir)
     first, tail, downstream = layers(ir)
     location, temporary = _checkpoint_location(options, sinks)
@@ -93,6 +94,14 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     if not unbounded or options.trigger_interval == AVAILABLE_NOW:
         result.wait_until_finish()
     return result
+
+
+def _check_side_inputs(ir) -> None:
+    for node in ir.nodes.values():
+        if node.side_inputs:
+            raise PipelineConstructionError(
+                f"'{node.id}' takes side inputs, which the streaming runner does not support "
+                f"yet; run the pipeline in batch, or join the inputs with a grouping instead")
 
 
 def _sources(ir) -> tuple:

@@ -49,3 +49,4 @@ def test_metrics_are_those_of_committed_micro_batches(tmp_path):
     reopened = CheckpointStore(str(tmp_path))
     assert reopened.is_committed(1) and not reopened.is_committed(2)
     assert reopened.metrics().counters == {("Fn", MetricName("user", "seen")): 5}
+

@@ -5,6 +5,7 @@ its checkpoint ends with exactly the output of a run that was never interrupted.
 
 import glob
 import json
+import logging
 import os
 import random
 import signal
@@ -56,13 +57,6 @@ def reference(tmp_path: Path, bad_line_in=None) -> Counter:
                          "trigger_interval": "available_now"}, str(tmp_path / "all"),
                         str(tmp_path / "all-out" / "panes"), fixed=True)
     return outputs(tmp_path / "all-out" / "panes")
-
-
-def test_a_streaming_file_sink_needs_a_checkpoint_location(tmp_path):
-    pipeline = beam.Pipeline(runner="spark", options={"streaming": True})
-    files_pipeline.build(pipeline, str(tmp_path), str(tmp_path / "out"))
-    with pytest.raises(PipelineConstructionError, match="--checkpoint_location"):
-        pipeline.run()
 
 
 @pytest.mark.slow
@@ -163,7 +157,7 @@ def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_a_standalone_clus
 
 
 @pytest.mark.slow
-def test_a_micro_batch_replayed_after_publishing_publishes_nothing_twice(tmp_path, spark):
+def test_a_micro_batch_replayed_after_publishing_publishes_nothing_twice(tmp_path, spark, caplog):
     """A crash after panes published a micro-batch but before Spark logged it as committed:
     Spark runs the micro-batch again, which must still write its state, and publish nothing."""
     expected = reference(tmp_path)
@@ -172,7 +166,10 @@ def test_a_micro_batch_replayed_after_publishing_publishes_nothing_twice(tmp_pat
     write_files(directory, range(4))
     files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
     last = max((checkpoint / "commits").glob("[0-9]*"), key=lambda path: int(path.name))
-    last.unlink()  # Spark never logged it
+    last.unlink()  # Spark never logged it...
+    last.with_name(f".{last.name}.crc").unlink(missing_ok=True)  # ...nor its checksum
     write_files(directory, range(4, FILES))
-    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    with caplog.at_level(logging.INFO, logger="panes.streaming"):
+        files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    assert f"micro-batch {last.name} was published before a restart" in caplog.text
     assert outputs(tmp_path / "out" / "panes") == expected
