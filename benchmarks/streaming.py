@@ -116,13 +116,13 @@ def panes_streaming(spark, directory, out, files_per_trigger):
     (p | ReadFromText(str(directory / "*.csv")).with_watermarks(
             WatermarkStrategy.for_bounded_out_of_orderness(DELAY),
             timestamp_fn=lambda line: int(line.rsplit(",", 1)[1]))
-       | beam.Map(lambda line: _parse(line)[:2])
+       | "Parse" >> beam.Map(lambda line: _parse(line)[:2])
        | beam.WindowInto(FixedWindows(FIXED),
                          trigger=AfterWatermark(early=AfterCount(EARLY_EVERY), late=AfterCount(1)),
                          accumulation_mode=AccumulationMode.ACCUMULATING,
                          allowed_lateness=LATENESS)
        | beam.CombinePerKey(sum)
-       | beam.Map(lambda kv: f"{kv[0]} {kv[1]}")
+       | "Format" >> beam.Map(lambda kv: f"{kv[0]} {kv[1]}")
        | WriteToText(str(out / "data" / "panes")))
     return p.run().query
 
@@ -145,7 +145,7 @@ def one(system: str, size: int, files: int, files_per_trigger: int) -> dict:
             query.awaitTermination()
             seconds = time.perf_counter() - start
             outputs = sum(1 for path in (out / "data").rglob("*") if path.is_file()
-                          and not path.name.startswith((".", "_"))
+                          and not any(part.startswith((".", "_")) for part in path.parts)
                           for _ in path.open())
             batches = len(query.recentProgress)
         finally:

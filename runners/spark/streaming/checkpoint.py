@@ -78,6 +78,16 @@ class CheckpointStore:
             return
         _write_atomically(path, json.dumps(current, indent=1, sort_keys=True).encode())
 
+    def key_buckets(self, default: int) -> int:
+        """How many buckets the groupings' keys fall into: ``default`` on the first run, what
+        the first run chose afterwards (the state is laid out by it)."""
+        path = os.path.join(self.root, "layout.json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as stored:
+                return json.load(stored)["key_buckets"]
+        _write_atomically(path, json.dumps({"key_buckets": default}).encode())
+        return default
+
     def is_committed(self, batch_id: int) -> bool:
         return os.path.exists(self._commit_path(batch_id))
 

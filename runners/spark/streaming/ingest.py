@@ -32,10 +32,10 @@ class Task:
         self.partition, self.rows = partition, 0
 
 
-def ingest(ir_json: str, decode, tail_ids=frozenset()):
+def ingest(ir_json: str, decode, buckets: int, tail_ids=frozenset()):
     """The ``mapInArrow`` function of a source: ``decode(batch, task)`` gives the batch's
     ``(pcollection id, Chunk)`` pushes and its watermark column's largest value (a datetime,
-    or None); ``tail_ids``: the groupings of the pipeline's tail."""
+    or None); ``buckets``: how many key buckets; ``tail_ids``: the tail's groupings."""
 
     def run(batches):
         from pyspark import TaskContext
@@ -44,7 +44,7 @@ def ingest(ir_json: str, decode, tail_ids=frozenset()):
         task = Task(partition)
         ir = from_json(ir_json)
         cell = [MetricsContainer(), None]
-        outbox = Outbox(ir, bucket=partition.to_bytes(4, "big"), tail_ids=tail_ids)
+        outbox = Outbox(ir, buckets, partition.to_bytes(4, "big"), tail_ids)
         router = Router(ir, outbox.exit, cell)
         token = metrics_cell_scope(cell)
         watermark, step = None, 0

@@ -1,14 +1,17 @@
-"""Groupings as ``transformWithStateInPandas`` operators: each key's windowing state lives in
-Spark's state store, and Spark calls the operator for a key when rows arrive for it or when
-one of its timers expires.
+"""Groupings as ``transformWithState`` operators (PySpark's Row API, whose call costs about
+half the pandas one's): the windowing state of each key lives in Spark's state store, and Spark
+calls the operator for a key bucket (``rows.bucket_of``) when rows arrive for its keys or when
+its timer expires: a call and each state access are round trips to the JVM, which cost far
+more than a key's work.
 
 The query has up to two such operators, each an ``Operator`` with its own ``Stage``. The
-first serves every grouping fed by sources only: rows are keyed by ``(route, key)``, the route
-naming the grouping. A call loads the key's state once, advances it by its clocks and its rows
-in step order (``clocks``), runs its panes through the element-wise transforms after the
-grouping (``routing``), stores the state once and moves the key's one Spark timer to its next
-wake-up. The second, present when groupings follow groupings, is the ``tail``: one key that
-finishes steps for the later groupings. Rows routed elsewhere (writes, metrics) pass through.
+first serves every grouping fed by sources only; its rows are keyed by ``(route, bucket)``, the
+route naming the grouping. A call loads the bucket's state once, advances each of its keys that
+has rows or is due by its clocks and its rows in step order (``clocks``), runs their panes
+through the element-wise transforms after the grouping (``routing``), stores the bucket once,
+and moves its one Spark timer to the earliest wake-up of its keys. The second operator, present when groupings follow groupings, is the ``tail``:
+one key that finishes steps for the later groupings. Rows routed elsewhere (writes, metrics)
+pass through.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from operator import itemgetter
 
-import pandas as pd
+from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor
 
 from panes.errors import UserCodeError
@@ -38,14 +41,18 @@ from panes.runners.spark.streaming.tail import Tail, TailState
 from panes.window import window_order
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 
-STATE_SCHEMA = "state binary, first binary, timer long"
+# A bucket's state: its keys' (state, first position, wake-up), pickled, and its Spark timer;
+# the tail's: its state.
+BUCKET_STATE = "state binary, timer long"
 
 
 @dataclass
 class Stage:
     """What one operator runs: ``clocks`` of the groupings it keys (grouping id -> clocks),
-    or the ``timeline`` of the tail it runs; ``tail_ids``: the tail's groupings."""
+    or the ``timeline`` of the tail it runs; ``tail_ids``: the tail's groupings; ``buckets``:
+    how many key buckets the groupings' keys fall into."""
 
+    buckets: int
     clocks: dict = field(default_factory=dict)
     timeline: object = None
     tail_ids: frozenset = frozenset()
@@ -73,13 +80,13 @@ class Operator(StatefulProcessor):
 
     def init(self, handle) -> None:
         self.handle = handle
-        self.state = handle.getValueState("key", STATE_SCHEMA)
+        self.state = handle.getValueState("bucket", BUCKET_STATE)
         ir = from_json(self.ir_json)
         self.groupings = {label: _Grouping(ir, ir.nodes[label], clocks)
                           for label, clocks in self.stage.clocks.items()}
         self.tail = Tail(ir) if self.stage.timeline is not None else None
         self.cell = [MetricsContainer(), None]
-        self.outbox = Outbox(ir, tail_ids=self.stage.tail_ids)
+        self.outbox = Outbox(ir, self.stage.buckets, tail_ids=self.stage.tail_ids)
         exit = self.outbox.exit
         if self.tail is not None:
             tail = self.tail
@@ -88,25 +95,27 @@ class Operator(StatefulProcessor):
         self.router = Router(ir, exit, self.cell)
 
     def handleInputRows(self, key, rows, timerValues):
-        route, key_bytes = key
+        route = key[0]
         if route in self.groupings:
-            records = [record for frame in rows for data in frame["data"] for record in load(data)]
-            yield from self._call(self._advance_key, self.groupings[route], key_bytes, records,
+            entries: dict = {}
+            for row in rows:
+                for key_bytes, records in load(row.data):
+                    entries.setdefault(key_bytes, []).extend(records)
+            yield from self._call(self._advance_bucket, self.groupings[route], entries,
                                   timerValues, None)
         elif route == TAIL and self.tail is not None:
-            entries = [entry for frame in rows for data in frame["data"] for entry in load(data)]
+            entries = [entry for row in rows for entry in load(row.data)]
             yield from self._call(self._advance_tail, entries, timerValues, None)
         elif route != TICK:
             yield from rows  # on its way on
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        route, key_bytes = key
-        expired = expiredTimerInfo.getExpiryTimeInMs()
+        route, expired = key[0], expiredTimerInfo.getExpiryTimeInMs()
         if route == TAIL:
             yield from self._call(self._advance_tail, [], timerValues, expired)
         else:
-            yield from self._call(self._advance_key, self.groupings[route], key_bytes, [],
-                                  timerValues, expired)
+            yield from self._call(self._advance_bucket, self.groupings[route], {}, timerValues,
+                                  expired)
 
     def close(self) -> None:
         self.router.close()
@@ -126,25 +135,46 @@ class Operator(StatefulProcessor):
         if container.counters or container.distributions:
             for name, values in metrics_columns(container).items():
                 columns[name] += values
-        if columns["route"]:
-            yield pd.DataFrame(columns)
+        for route, key, step, data in zip(*columns.values()):
+            yield Row(route=route, key=key, step=step, data=data)
 
-    def _advance_key(self, grouping, key_bytes, records, timer_values, expired, container):
+    def _advance_bucket(self, grouping, entries: dict, timer_values, expired, container):
+        """Advances the bucket's keys that have rows or whose wake-up has come, then moves the
+        bucket's timer to the earliest wake-up left. The bucket's keys are read and written in
+        one state row: a state store call is a round trip to the JVM."""
         stored = self.state.get()
+        keys, timer = ({}, None) if stored is None else (pickle.loads(stored[0]), stored[1])
+        now = timer_values.getCurrentWatermarkInMs()
+        due = sorted(key for key, (_, _, wake) in keys.items()
+                     if wake is not None and wake <= now and key not in entries)
+        self.cell[1] = grouping.label
+        for key_bytes in [*sorted(entries), *due]:
+            kept = self._advance_key(grouping, key_bytes, keys.get(key_bytes),
+                                     entries.get(key_bytes, []), timer_values, container)
+            if kept is None:
+                keys.pop(key_bytes, None)
+            else:
+                keys[key_bytes] = kept
+        earliest = min((wake for _, _, wake in keys.values() if wake is not None), default=None)
+        if keys:
+            self.state.update((pickle.dumps(keys, pickle.HIGHEST_PROTOCOL), earliest))
+        else:
+            self.state.clear()
+        self._move_timer(None if timer == expired else timer, earliest)
+
+    def _advance_key(self, grouping, key_bytes, stored, records, timer_values, container):
+        """Advances one key from its ``stored`` ``(state, first position, wake-up)``; returns
+        them anew (None: its state is empty)."""
         if stored is None and not records:
-            return  # a timer of a key whose state has emptied
+            return None
         counters, key = Counters(), pickle.loads(key_bytes)
         if stored is None:
-            state, first, timer = grouping.core.new_state(key, counters), None, None
+            state, first = grouping.core.new_state(key, counters), records[0][0]
         else:
-            state = grouping.core.load(key, stored[0], counters)
-            first, timer = pickle.loads(stored[1]), stored[2]
+            state, first = grouping.core.load(key, stored[0], counters), stored[1]
         records.sort(key=itemgetter(0))
-        if first is None:
-            first = records[0][0]
         bundles = [(step, list(group)) for step, group in
                    groupby(records, key=lambda record: record[0][0])]
-        self.cell[1] = grouping.label
         log = StepLog(state, key_state.earliest_hold(state))
         hold = log.hold
         grouping.clocks.advance(state, bundles, timer_values, log)
@@ -158,17 +188,13 @@ class Operator(StatefulProcessor):
                 self.outbox.add(TAIL, b"", changes)
         counters.report(container, grouping.label)
         if key_state.is_empty(state):
-            self.state.clear()
-            wake = None
-        else:
-            wake = grouping.clocks.wake_ms(state, timer_values)
-            self.state.update((key_state.dump(state), pickle.dumps(first), wake))
-        self._move_timer(None if timer == expired else timer, wake)
+            return None
+        return key_state.dump(state), first, grouping.clocks.wake_ms(state, timer_values)
 
     def _advance_tail(self, entries, timer_values, expired, container):
         stored = self.state.get()
         tail_state = TailState() if stored is None else pickle.loads(stored[0])
-        timer = None if stored is None or stored[2] == expired else stored[2]
+        timer = None if stored is None or stored[1] == expired else stored[1]
         tail_state.receive(entries)
         counters = {label: Counters() for label in self.tail.groupings}
         self.router.start_bundle()
@@ -180,7 +206,7 @@ class Operator(StatefulProcessor):
         wake = None
         if tail_state.waiting():
             wake = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
-        self.state.update((pickle.dumps(tail_state), b"", wake))
+        self.state.update((pickle.dumps(tail_state), wake))
         self._move_timer(timer, wake)
 
     def _emit(self, grouping, first, emissions) -> None:

@@ -3,7 +3,7 @@
     sources ─▶ ingest (mapInArrow: element-wise transforms) ─▶ withWatermark(wm) ─▶
     first-layer groupings ─▶ [tail: groupings after groupings] ─▶ foreachBatch (sinks)
 
-Both stateful stages are ``transformWithStateInPandas`` operators (``operator``). See
+Both stateful stages are ``transformWithState`` operators (``operator``). See
 docs/streaming.md for how Beam's model maps onto the query.
 """
 
@@ -34,6 +34,9 @@ from panes.runners.spark.streaming.tail import layers
 log = logging.getLogger("panes.streaming")
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 AVAILABLE_NOW = "available_now"
+# Key buckets per partition of the state: Spark calls an operator once per bucket, so fewer
+# buckets mean fewer calls, and more mean smaller wake-up tables per bucket.
+KEY_BUCKETS_PER_PARTITION = 16
 
 
 def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
@@ -48,16 +51,19 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     store.check_structure(ir)
     spark = get_session(options)
     _configure(spark)
+    partitions = partitions or options.spark_partitions
+    buckets = store.key_buckets(KEY_BUCKETS_PER_PARTITION * int(
+        partitions or spark.conf.get("spark.sql.shuffle.partitions")))
     ir_json, tail_ids = to_json(ir, indent=None), frozenset(tail)
     if unbounded:
         frames = [unbounded_frame(spark, node, options).mapInArrow(
-            ingest(ir_json, unbounded_decoder(node, node.outputs["main"]), tail_ids), INGEST_DDL)
-            for node in unbounded]
+            ingest(ir_json, unbounded_decoder(node, node.outputs["main"]), buckets, tail_ids),
+            INGEST_DDL) for node in unbounded]
         clocks = {label: BatchClocks() for label in first}
         timeline = BatchTimeline()
     else:
         inputs = StaticInputs(ir, static)
-        frames = [_static_frame(spark, ir_json, inputs, node, ticks_per_batch, tail_ids)
+        frames = [_static_frame(spark, ir_json, inputs, node, ticks_per_batch, buckets, tail_ids)
                   for node in static]
         clocks = {label: inputs.clocks_of(inputs.watermarks(ir.nodes[label].inputs[0]))
                   for label in first}
@@ -68,10 +74,10 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     # Rows routed to TICK only carry the watermark column: a filter here would be pushed below
     # the watermark and drop them before Spark sees it, so the stages after ignore them.
     rows = rows.withWatermark("wm", "0 seconds").drop("wm")
-    stages = ([Stage(clocks=clocks, tail_ids=tail_ids)] if first else []) + \
-        ([Stage(timeline=timeline, tail_ids=tail_ids)] if tail else [])
+    stages = ([Stage(buckets, clocks=clocks, tail_ids=tail_ids)] if first else []) + \
+        ([Stage(buckets, timeline=timeline, tail_ids=tail_ids)] if tail else [])
     for stage in stages:
-        rows = rows.groupBy("route", "key").transformWithStateInPandas(
+        rows = rows.groupBy("route", "key").transformWithState(
             Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime")
     label = options.job_name
     committer = BatchCommitter(sinks, store, label)
@@ -88,7 +94,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         if temporary:
             shutil.rmtree(location, ignore_errors=True)
 
-    with _shuffle_partitions(spark, partitions or options.spark_partitions):
+    with _shuffle_partitions(spark, partitions):
         query = writer.start()
     result = StreamingPipelineResult(query, committer, label, on_end=on_end)
     if not unbounded or options.trigger_interval == AVAILABLE_NOW:
@@ -166,8 +172,8 @@ def _shuffle_partitions(spark, partitions):
         spark.conf.set("spark.sql.shuffle.partitions", previous)
 
 
-def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, tail_ids):
+def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, buckets: int, tail_ids):
     options = reader_options(node.id, inputs.bundles(node.id), inputs.end_tick, ticks_per_batch)
     frame = spark.readStream.format(FORMAT).options(**options).load()
     decoder = event_log_decoder({node.id: node.outputs["main"]})
-    return frame.mapInArrow(ingest(ir_json, decoder, tail_ids), INGEST_DDL)
+    return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
