@@ -9,12 +9,13 @@ event time, up to 30 s out of order) cut into ``--files`` files, read ``--files-
 files per micro-batch with ``Trigger.AvailableNow``; the time is from the query's start to its
 end, reading and writing included.
 
-| system | what runs |
-| --- | --- |
-| ``stateless-native`` | parse the lines with Spark SQL functions and write them out (text) |
-| ``stateless-python`` | the same with the parsing and formatting in Python (``mapInArrow``) |
-| ``native-aggregation`` | Spark's own windowed aggregation: ``withWatermark(20 s)``, ``groupBy(window(60 s), key).sum``, append mode (final results only: no early or late panes) |
-| ``panes-streaming`` | the panes pipeline under ``--streaming``: 60 s windows per key, early panes every 1000 elements, late panes, accumulating, lateness 60 s, watermark 20 s behind |
+Systems: ``stateless-native`` parses the lines with Spark SQL functions and writes them out
+(text); ``stateless-python`` does the same with the parsing and formatting in Python
+(``mapInArrow``); ``native-aggregation`` is Spark's own windowed aggregation
+(``withWatermark(20 s)``, ``groupBy(window(60 s), key).sum``, append mode: final results only,
+no early or late panes); ``panes-streaming`` is the panes pipeline under ``--streaming`` (60 s
+windows per key, early panes every 1000 elements, late panes, accumulating, lateness 60 s,
+watermark 20 s behind).
 
 ``--latency`` instead measures the micro-batch latency floor: six one-line files, one per
 micro-batch; the median time of the last five micro-batches.
@@ -211,7 +212,7 @@ def main():
     if args.latency:
         return
     base = rows.get("stateless-native", (None,))[0]
-    print(f"\n| system | time (s) | events/s | micro-batches | outputs | × stateless-native rate |")
+    print("\n| system | time (s) | events/s | micro-batches | outputs | × stateless-native rate |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for system, (seconds, run) in rows.items():
         ratio = f"{base / seconds:.2f}" if base else "–"

@@ -55,8 +55,8 @@ def ingest(ir_json: str, decode, buckets: int, tail_ids=frozenset()):
                 for pcollection, chunk in pushes:
                     router.push(pcollection, chunk)
                     step = chunk.positions[-1][0]
-                if batch_watermark is not None and (watermark is None or batch_watermark > watermark):
-                    watermark = batch_watermark
+                if batch_watermark is not None:
+                    watermark = max(watermark or batch_watermark, batch_watermark)
                 if outbox:
                     yield _batch(outbox.drain(), watermark)
             router.finish_bundle(step, (partition,))

@@ -18,7 +18,9 @@ import pickle
 
 from pyspark import cloudpickle
 
+from panes.ir.codec import lift
 from panes.window import WindowedValue
+from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.key_driver import LATE, MAIN, Counters, KeyDriver
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
 
@@ -33,6 +35,14 @@ class Grouping:
 
     def __init__(self, strategy, aggregation):
         self.strategy, self.aggregation = strategy, aggregation
+
+    @classmethod
+    def of(cls, ir, node) -> "Grouping":
+        """The windowing of a ``group_by_key`` or ``combine_per_key`` node of ``ir``."""
+        strategy = lift(ir.pcollections[node.inputs[0]].windowing)
+        aggregation = (BufferAggregation() if node.kind == "group_by_key" else
+                       CombineFnAggregation(lift(node.payload["combine_fn"]), node.id))
+        return cls(strategy, aggregation)
 
     def new_state(self, key, counters: Counters):
         """A key seen for the first time (or again after its state emptied)."""

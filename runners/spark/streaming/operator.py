@@ -9,9 +9,9 @@ first serves every grouping fed by sources only; its rows are keyed by ``(route,
 route naming the grouping. A call loads the bucket's state once, advances each of its keys that
 has rows or is due by its clocks and its rows in step order (``clocks``), runs their panes
 through the element-wise transforms after the grouping (``routing``), stores the bucket once,
-and moves its one Spark timer to the earliest wake-up of its keys. The second operator, present when groupings follow groupings, is the ``tail``:
-one key that finishes steps for the later groupings. Rows routed elsewhere (writes, metrics)
-pass through.
+and moves its one Spark timer to the earliest wake-up of its keys. The second operator,
+present when groupings follow groupings, is the ``tail``: one key that finishes steps for the
+later groupings. Rows routed elsewhere (writes, metrics) pass through.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from pyspark.sql.streaming import StatefulProcessor
 
 from panes.errors import UserCodeError
 from panes.ir import from_json
-from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.fusion import Chunk
 from panes.runners.spark.errors import TransportedError, transported
@@ -39,7 +38,6 @@ from panes.runners.spark.streaming.rows import (HOLD, TAIL, TICK, Outbox, load,
                                                 metrics_columns)
 from panes.runners.spark.streaming.tail import Tail, TailState
 from panes.window import window_order
-from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 
 # A bucket's state: its keys' (state, first position, wake-up), pickled, and its Spark timer;
 # the tail's: its state.
@@ -62,11 +60,8 @@ class _Grouping:
     """What the operator needs of one grouping node, built once per worker process."""
 
     def __init__(self, ir, node, clocks):
-        strategy = lift(ir.pcollections[node.inputs[0]].windowing)
-        aggregation = (BufferAggregation() if node.kind == "group_by_key" else
-                       CombineFnAggregation(lift(node.payload["combine_fn"]), node.id))
         self.label = node.id
-        self.core = key_state.Grouping(strategy, aggregation)
+        self.core = key_state.Grouping.of(ir, node)
         self.clocks = clocks
         late = node.payload.get("late_output")
         self.outputs = {MAIN: node.outputs["main"], LATE: node.outputs.get(late) if late else None}

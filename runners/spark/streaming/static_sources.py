@@ -20,7 +20,8 @@ class StaticInputs:
     """The event logs of a pipeline's static sources (``streams``: node id -> events)."""
 
     def __init__(self, ir, static_nodes: list):
-        sources = {node.id: read_source(node) for node in static_nodes if node.kind != "test_stream"}
+        sources = {node.id: read_source(node) for node in static_nodes
+                   if node.kind != "test_stream"}
         self.clock = ProcessingClock(ir, sources)
         self.streams = {node.id: (test_stream_stream(node) if node.kind == "test_stream"
                                   else source_stream(sources[node.id], self.clock))

@@ -20,18 +20,17 @@ import math
 from collections import Counter
 from operator import itemgetter
 
-from panes.ir.codec import lift
 from panes.runners.eventlog import END_STEP
 from panes.runners.fusion import Chunk
 from panes.runners.replay import key_values
 from panes.runners.spark.positions import grouped
 from panes.runners.spark.streaming import key_state
-from panes.runners.spark.streaming.key_state import EVENT_TIME, LATE, MAIN, PROCESSING_TIME
+from panes.runners.spark.streaming.key_state import (EVENT_TIME, LATE, MAIN,
+                                                     PROCESSING_TIME)
 from panes.runners.spark.streaming.routing import GROUPINGS
 from panes.runners.spark.streaming.rows import IN
 from panes.timestamp import MIN_TIMESTAMP
 from panes.window import window_order
-from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 
 
 
@@ -84,11 +83,7 @@ class Tail:
         self.first_ids, tail_ids, self.downstream = layers(ir)
         self.groupings = {}
         for label in tail_ids:
-            node = ir.nodes[label]
-            strategy = lift(ir.pcollections[node.inputs[0]].windowing)
-            aggregation = (BufferAggregation() if node.kind == "group_by_key" else
-                           CombineFnAggregation(lift(node.payload["combine_fn"]), label))
-            self.groupings[label] = (node, key_state.Grouping(strategy, aggregation))
+            self.groupings[label] = (ir.nodes[label], key_state.Grouping.of(ir, ir.nodes[label]))
         self._inputs: dict = {}
 
     def deliver(self, node, chunk) -> None:

@@ -15,8 +15,8 @@ from harness import load_scenarios, run_scenario, scenario_id  # noqa: E402
 from test_conformance import check  # noqa: E402
 
 NAMES = ["early-processing-time", "processing-time-late-firing", "early-and-late-firings",
-         "multi-stage-hold-keeps-downstream-on-time", "multi-stage-late-pane-within-downstream-lateness",
-         "sessions-late-merge"]
+         "multi-stage-hold-keeps-downstream-on-time",
+         "multi-stage-late-pane-within-downstream-lateness", "sessions-late-merge"]
 SCENARIOS = [s for s in load_scenarios() if s["name"] in NAMES]
 
 
