@@ -12,6 +12,7 @@ panes are exactly reproducible.
 from __future__ import annotations
 
 import panes as beam
+from panes.options.pipeline_options import PipelineOptions
 from panes.testing import TestStream, materialize
 from panes.trigger import ContinuousProcessingTimeTrigger, CountTrigger, EventTimeTrigger
 from panes.window import FixedWindows, TimestampedValue
@@ -44,8 +45,8 @@ def build(p):
             | "Total" >> beam.CombinePerKey(sum))
 
 
-def run(runner="direct"):
-    p = beam.Pipeline(runner=runner)
+def run(runner=None, options=None):
+    p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p))
     p.run()
     return [(wv.pane.timing.value, wv.value[1]) for wv in
@@ -53,5 +54,5 @@ def run(runner="direct"):
 
 
 if __name__ == "__main__":
-    for timing, total in run():
+    for timing, total in run(options=PipelineOptions()):
         print(f"{timing:>8}: {total} sales so far")

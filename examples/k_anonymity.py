@@ -11,6 +11,7 @@ Flink does, and counted in the ``purged_unfired`` metric so nothing disappears u
 from __future__ import annotations
 
 import panes as beam
+from panes.options.pipeline_options import PipelineOptions
 from panes.testing import materialize
 from panes.trigger import All, CountTrigger, EventTimeTrigger
 from panes.window import FixedWindows, TimestampedValue
@@ -31,8 +32,8 @@ def build(p, visits=VISITS):
             | "Count" >> beam.CombinePerKey(sum))
 
 
-def run(visits=VISITS, runner="direct"):
-    p = beam.Pipeline(runner=runner)
+def run(visits=VISITS, runner=None, options=None):
+    p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p, visits))
     result = p.run()
     published = sorted((zip_code, wv.windows[0].start // 1_000_000 // HOUR, count)
@@ -41,7 +42,7 @@ def run(visits=VISITS, runner="direct"):
 
 
 if __name__ == "__main__":
-    published, withheld = run()
+    published, withheld = run(options=PipelineOptions())
     for zip_code, hour, count in published:
         print(f"zip {zip_code} hour {hour}: {count} visits")
     print(f"{withheld} visits withheld (fewer than {K} in their window)")

@@ -10,6 +10,7 @@ for the window (``DoFn.WindowParam``) adds its start — Flink's ``reduce(fn, wi
 from __future__ import annotations
 
 import panes as beam
+from panes.options.pipeline_options import PipelineOptions
 from panes.testing import materialize
 from panes.window import FixedWindows, TimestampedValue
 
@@ -49,13 +50,13 @@ def build(p, readings=READINGS):
             | "WindowStart" >> beam.Map(with_window_start))
 
 
-def run(readings=READINGS, runner="direct"):
-    p = beam.Pipeline(runner=runner)
+def run(readings=READINGS, runner=None, options=None):
+    p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p, readings))
     p.run()
     return sorted(out.values)
 
 
 if __name__ == "__main__":
-    for sensor, start, reading in run():
+    for sensor, start, reading in run(options=PipelineOptions()):
         print(f"{sensor} window starting at {start:>4}s: minimum {reading}")

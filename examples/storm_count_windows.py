@@ -10,6 +10,7 @@ A stream of integers is summed over count windows of the last 30 elements, slidi
 from __future__ import annotations
 
 import panes as beam
+from panes.options.pipeline_options import PipelineOptions
 from panes.testing import materialize
 from panes.window import CountWindows
 
@@ -26,8 +27,8 @@ def build(p, numbers=range(1, 91)):
     return sums, averages
 
 
-def run(numbers=range(1, 91), runner="direct"):
-    p = beam.Pipeline(runner=runner)
+def run(numbers=range(1, 91), runner=None, options=None):
+    p = beam.Pipeline(runner=runner, options=options)
     sums, averages = build(p, list(numbers))
     sums_out, averages_out = materialize(sums), materialize(averages)
     p.run()
@@ -35,6 +36,6 @@ def run(numbers=range(1, 91), runner="direct"):
 
 
 if __name__ == "__main__":
-    sums, averages = run()
+    sums, averages = run(options=PipelineOptions())
     print("sliding sums (last 30, every 10):", sums)
     print("tumbling averages of 3 sums:     ", averages)

@@ -11,6 +11,7 @@ the Flink pattern ``keyBy(...).window(5 s).reduce(sum)`` then ``windowAll(5 s).p
 from __future__ import annotations
 
 import panes as beam
+from panes.options.pipeline_options import PipelineOptions
 from panes.testing import materialize
 from panes.window import FixedWindows, TimestampedValue
 
@@ -31,13 +32,13 @@ def build(p, clicks=CLICKS, k=2):
                 beam.combiners.TopCombineFn(k, key=lambda kv: kv[1])).without_defaults())
 
 
-def run(clicks=CLICKS, k=2, runner="direct"):
-    p = beam.Pipeline(runner=runner)
+def run(clicks=CLICKS, k=2, runner=None, options=None):
+    p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p, clicks, k))
     p.run()
     return sorted((wv.windows[0].start // 1_000_000, wv.value) for wv in out.windowed_values)
 
 
 if __name__ == "__main__":
-    for start, top in run():
+    for start, top in run(options=PipelineOptions()):
         print(f"window starting at {start}s: top pages {top}")

@@ -1,6 +1,6 @@
 """Word count: the lines of a text file, split into words, counted, written as text shards.
 
-    python examples/wordcount.py [--input FILE] [--output PREFIX] [--runner direct|spark]
+    python examples/wordcount.py [--input FILE] [--output PREFIX] [--runner=spark] [options]
     panes run examples/wordcount.py --runner spark
 """
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import panes as beam
 from panes.metrics import Metrics
+from panes.options.pipeline_options import PipelineOptions
 
 INPUT = str(Path(__file__).parent / "data" / "king_lear.txt")
 OUTPUT = "out/wordcount/counts"
@@ -41,17 +42,17 @@ def build(p, input_file=INPUT, output=OUTPUT):
 
 
 def main(argv=None):
+    """Its own flags, and pipeline options (``--runner``, ...) from the rest, as Beam's."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--input", default=INPUT)
     parser.add_argument("--output", default=OUTPUT)
-    parser.add_argument("--runner", default="direct", choices=["direct", "spark"])
-    args = parser.parse_args(argv)
+    args, pipeline_args = parser.parse_known_args(argv)
     from panes.testing import materialize
 
-    with beam.Pipeline(runner=args.runner) as p:
+    with beam.Pipeline(options=PipelineOptions(pipeline_args)) as p:
         top = materialize(build(p, args.input, args.output) | beam.combiners.Top.Of(
             5, key=lambda kv: (kv[1], kv[0])))
-    print(f"wrote {args.output}-00000-of-00001.txt; most frequent: {top.values[0]}")
+    print(f"wrote {args.output}-*-of-*.txt; most frequent: {top.values[0]}")
 
 
 if __name__ == "__main__":

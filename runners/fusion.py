@@ -22,6 +22,7 @@ from typing import NamedTuple
 from panes.errors import UserCodeError, map_user_fn
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn_runner import DoFnRunner
+from panes.timestamp import check_timestamps
 from panes.window import TimestampedValue, WindowedValue
 from panes.runners.windows import assigner
 
@@ -193,8 +194,9 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
     if not any(issubclass(kind, _SPECIAL) for kind in kinds):
         return inputs._replace(values=items)
     if kinds == {TimestampedValue}:
-        return inputs._replace(values=[item.value for item in items],
-                               timestamps=[item.timestamp for item in items])
+        timestamps = [item.timestamp for item in items]
+        check_timestamps(runner.label, timestamps, inputs.values)
+        return inputs._replace(values=[item.value for item in items], timestamps=timestamps)
     outputs = [runner._output(item, WindowedValue(value, timestamp, windows, pane))[1]
                if isinstance(item, _SPECIAL) else
                WindowedValue(item, timestamp, windows, pane)
@@ -203,7 +205,9 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
 
 
 class WindowStage:
-    """A WindowInto: assigns each element the windows of ``window_fn``."""
+    """A WindowInto: assigns each element the windows of ``window_fn``. An element in several
+    windows (or none) is first exploded into one copy per window, as Beam's WindowInto does
+    (a DoFn over each window in turn): three sliding windows re-windowed give three elements."""
 
     label = None
 
@@ -214,6 +218,10 @@ class WindowStage:
         assign = self.assign
 
         def push(chunk):
+            if set(map(len, chunk.windows)) != {1}:
+                chunk = exploded(chunk)
+                if not chunk.values:
+                    return
             down(chunk._replace(windows=assign(chunk.values, chunk.timestamps, chunk.windows)))
 
         return push
@@ -225,6 +233,14 @@ class WindowStage:
 
     def finish_bundle(self, position_of) -> None:
         pass
+
+
+def exploded(chunk: Chunk) -> Chunk:
+    """One element per element and window, each in that one window (the copies of an element
+    at ``(*position, k)``, as a FlatMap's outputs are)."""
+    windows = chunk.windows
+    return chunk.repeated(list(map(len, windows)))._replace(
+        windows=[(window,) for element_windows in windows for window in element_windows])
 
 
 class Chain:

@@ -1,34 +1,56 @@
-"""Replaying a grouping over the event log: the one loop both runners drive the windowing core with.
+"""Replaying a grouping over the event log: the one loop both runners drive the windowing engine
+with.
 
 Keys share no windowing state, so each key is replayed on its own: its bundles in step order,
 and of the watermark and processing-time timeline only the advances that fire one of its timers,
-found by bisection. That gives what stepping every key through every step gives (the
-``WindowingDriver``, whose wake-up agenda works the same way) at a cost per element, not per
-step and key. The direct runner replays all keys; the Spark runner each partition's.
+found by bisection. That gives what stepping every key through every step with
+``WindowingEngine.step`` gives, at a cost per element, not per step and key. The direct runner
+replays all keys; the Spark runner each partition's.
 
 Outputs of one step come in a canonical order — by the key's first arrival, then window, then
 emission — so both runners hand identical streams to order-sensitive consumers downstream
 (count windows, per-element triggers, evictors). The output watermark after a step is the input
-watermark held back by every key's earliest hold.
+watermark held back by every key's earliest hold (``output_timeline``).
 """
 
 from __future__ import annotations
 
-import heapq
+import enum
 import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 
 from panes.errors import UserCodeError
 from panes.timestamp import MIN_TIMESTAMP
 from panes.window import WindowedValue, window_order
-from panes.windowing.key_driver import LATE, MAIN, Counters, KeyDriver
+from panes.windowing.engine import LATE, MAIN, Counters
+from panes.windowing.output_watermark import OutputWatermark
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
 from panes.runners.eventlog import END_STEP, Bundle, Watermark
 
 
 def key_value(label: str, kind: str, value) -> tuple:
-    """``value`` as a ``(key, value)`` pair, or a clear error naming the fix."""
+    """``value`` as a ``(key, value)`` pair whose key can group, or a clear error naming the
+    fix (see ``check_keys``)."""
+    pair = _pair(label, kind, value)
+    if type(pair[0]) not in _GROUPABLE:
+        check_keys(label, kind, (pair,))
+    return pair
+
+
+def key_values(label: str, kind: str, values):
+    """A chunk's ``values`` as ``(key, value)`` pairs (see ``key_value``): ``values`` itself
+    when they all are."""
+    if set(map(type, values)) != {tuple} or set(map(len, values)) != {2}:
+        values = [_pair(label, kind, value) for value in values]
+    if not set(map(type, map(itemgetter(0), values))) <= _GROUPABLE:
+        check_keys(label, kind, values)
+    return values
+
+
+def _pair(label: str, kind: str, value) -> tuple:
     if type(value) is tuple and len(value) == 2:
         return value
     if not (isinstance(value, tuple) and len(value) == 2):
@@ -38,12 +60,58 @@ def key_value(label: str, kind: str, value) -> tuple:
     return tuple(value)
 
 
-def key_values(label: str, kind: str, values):
-    """A chunk's ``values`` as ``(key, value)`` pairs (see ``key_value``): ``values`` itself
-    when they all are."""
-    if set(map(type, values)) == {tuple} and set(map(len, values)) == {2}:
-        return values
-    return [key_value(label, kind, value) for value in values]
+# Key types known to group by value; tuples and frozensets group by their items, checked each time.
+_BUILTIN = frozenset({str, int, float, bool, bytes, type(None)})
+_GROUPABLE = set(_BUILTIN)
+_REMEMBERED = 256
+_CONTAINERS = (tuple, frozenset)
+
+
+def check_keys(label: str, kind: str, pairs) -> None:
+    """Fails, naming the transform, the key and the fix, when a key of ``pairs`` cannot group:
+    it is not hashable, or it compares by identity (a class without ``__eq__``), so that equal
+    keys would fall into as many groups as there are copies of them — and every copy a Spark
+    worker unpickles is one. Keys, and the items of tuple and frozenset keys, are checked by
+    type; types found fine are remembered."""
+    keys = list(map(itemgetter(0), pairs))
+    while keys:
+        types, containers = set(map(type, keys)), set()
+        for key_type in types - _GROUPABLE:
+            problem = _ungroupable(key_type)
+            if problem:
+                key = next(key for key in keys if type(key) is key_type)
+                element = next(pair for pair in pairs if _holds(pair[0], key))
+                raise UserCodeError(label, element, TypeError(
+                    f"{kind} cannot group by the key {key!r}: {problem}"))
+            if issubclass(key_type, _CONTAINERS):
+                containers.add(key_type)
+            else:
+                if len(_GROUPABLE) >= _REMEMBERED:  # classes a worker unpickles anew
+                    _GROUPABLE.intersection_update(_BUILTIN)
+                _GROUPABLE.add(key_type)
+        if not containers:
+            return
+        nested = keys if types == containers else [key for key in keys if type(key) in containers]
+        keys = list(chain.from_iterable(nested))
+
+
+def _ungroupable(key_type) -> str:
+    """Why keys of ``key_type`` cannot group, with the fix ('' when they can)."""
+    name = key_type.__name__
+    if key_type.__hash__ is None:
+        return (f"a {name} is not hashable; key by a hashable value instead, e.g. tuple(key) "
+                f"for a list, or a frozen dataclass")
+    if key_type.__eq__ is object.__eq__ and not issubclass(key_type, (type, enum.Enum)):
+        return (f"a {name} compares by identity, so equal {name} keys would not group "
+                f"together; give {name} __eq__ and __hash__ (e.g. "
+                f"@dataclasses.dataclass(frozen=True)), or key by a value such as a tuple of "
+                f"its fields")
+    return ""
+
+
+def _holds(key, item) -> bool:
+    """Whether ``item`` is ``key`` or, at any depth, an item of a tuple or frozenset key."""
+    return key is item or (isinstance(key, _CONTAINERS) and any(_holds(k, item) for k in key))
 
 
 # -- where an event sits in the log -------------------------------------------------------------
@@ -104,7 +172,7 @@ class _Clock:
 @dataclass
 class Replay:
     """A grouping's replayed outputs: ``main`` and ``late`` as ``(step, key, WindowedValue)`` in
-    canonical order, the output watermark's changes, and what the drivers counted."""
+    canonical order, the output watermark's changes, and what the engine counted."""
 
     main: list
     late: list
@@ -112,14 +180,13 @@ class Replay:
     counters: Counters
 
 
-def replay_grouping(strategy, aggregation, elements: dict, watermarks: list,
-                    clock: list) -> Replay:
+def replay_grouping(engine, elements: dict, watermarks: list, clock: list) -> Replay:
     """Replays ``elements`` — each key's ``(position, value, timestamp, windows, pane)``
     records in position order, where ``position[0]`` is the event-log step, the keys in the
-    order of their first arrival — against the input ``watermarks`` and processing-time
-    ``clock`` advances (both step-ordered)."""
+    order of their first arrival — through ``engine`` against the input ``watermarks`` and
+    processing-time ``clock`` advances (both step-ordered)."""
     counters = Counters()
-    replayer = _KeyReplay(strategy, aggregation, counters, _Clock(watermarks, _watermark_position),
+    replayer = _KeyReplay(engine, counters, _Clock(watermarks, _watermark_position),
                           _Clock(clock, _clock_position))
     emissions, holds = [], []
     for rank, (key, values) in enumerate(elements.items()):
@@ -127,21 +194,22 @@ def replay_grouping(strategy, aggregation, elements: dict, watermarks: list,
     emissions.sort(key=lambda emission: emission[:3])
     main = [(step, key, wv) for step, _, _, key, tag, wv in emissions if tag == MAIN]
     late = [(step, key, wv) for step, _, _, key, tag, wv in emissions if tag == LATE]
-    return Replay(main, late, _output_watermarks(watermarks, holds), counters)
+    return Replay(main, late, output_timeline(watermarks, holds), counters)
 
 
 class _KeyReplay:
     """Replays one key at a time with the shared clocks."""
 
-    def __init__(self, strategy, aggregation, counters, watermark: _Clock, clock: _Clock):
-        self.strategy, self.aggregation, self.counters = strategy, aggregation, counters
+    def __init__(self, engine, counters, watermark: _Clock, clock: _Clock):
+        self.engine, self.counters = engine, counters
         self.watermark, self.clock = watermark, clock
 
     def replay(self, key, rank: int, values: list, emissions: list, holds: list) -> None:
         """Appends the key's ``(step, rank, window order, key, tag, wv)`` emissions and its
         ``(step, rank, earliest hold)`` changes."""
         self.key, self.rank, self.emissions, self.holds = key, rank, emissions, holds
-        self.driver, self.hold = None, None
+        self.state, self.hold = None, None
+        engine = self.engine
         start, count, still_until = 0, len(values), -1
         while start < count:
             step = values[start][0][0]
@@ -149,43 +217,46 @@ class _KeyReplay:
             while end < count and values[end][0][0] == step:
                 end += 1
             position = _bundle_position(step)
-            if position > still_until or self.driver is None:
+            if position > still_until or self.state is None:
                 # A clock may have moved since the last bundle: fire what it passed.
                 self._fire_timers_before(position)
-                driver = self._catch_up(position)
+                state = self._catch_up(position)
                 still_until = min(self.watermark.next_advance(position),
                                   self.clock.next_advance(position))
             if end == start + 1:
-                stop = driver.absorb_run(values, start, _last_bundle_step_before(still_until))
+                stop = engine.absorb_run(state, values, start,
+                                         _last_bundle_step_before(still_until))
                 if stop > start:
-                    if driver.min_hold() != self.hold:
+                    if engine.earliest_hold(state) != self.hold:
                         self._note_hold(values[stop - 1][0][0])
                     start = stop
                     continue
-            self._settle(step, driver.process_bundle(
-                [WindowedValue(*record[1:]) for record in values[start:end]]))
+            self._settle(step, engine.process_bundle(
+                state, [WindowedValue(*record[1:]) for record in values[start:end]],
+                self.counters))
             start = end
         self._fire_timers_before(None)
 
-    def _catch_up(self, position: int) -> KeyDriver:
-        """The key's driver (a new one after its state emptied) with the clocks as they are just
+    def _catch_up(self, position: int):
+        """The key's state (a new one after its state emptied) with the clocks as they are just
         before ``position``, which pass none of its timers, so nothing fires."""
-        if self.driver is None:
-            self.driver = KeyDriver(self.key, self.strategy, self.aggregation, self.counters)
-        driver = self.driver
         watermark, now = self.watermark.before(position), self.clock.before(position)
-        if driver.input_watermark < watermark:
-            driver.advance_input_watermark(watermark)
-        if driver.processing_time < now:
-            driver.advance_processing_time(now)
-        return driver
+        if self.state is None:
+            self.state = self.engine.new_state(self.key, watermark, now)
+            return self.state
+        state, engine = self.state, self.engine
+        if state.input_watermark < watermark:
+            engine.advance_watermark(state, watermark, self.counters)
+        if state.processing_time < now:
+            engine.advance_processing_time(state, now, self.counters)
+        return state
 
     def _fire_timers_before(self, limit) -> None:
         """Fires, in log order, every clock advance before ``limit`` (None: the end) that
         passes one of the key's timers."""
-        watermark, clock = self.watermark, self.clock
-        while self.driver is not None:
-            timers = self.driver.timers
+        watermark, clock, engine = self.watermark, self.clock, self.engine
+        while self.state is not None:
+            timers = self.state.timers
             by_watermark = watermark.passing(timers.next_time(EVENT_TIME))
             by_clock = clock.passing(timers.next_time(PROCESSING_TIME))
             if by_watermark is None and by_clock is None:
@@ -199,52 +270,45 @@ class _KeyReplay:
                     clock.times[by_clock]
             if limit is not None and position >= limit:
                 return
-            driver = self._catch_up(position)
-            self._settle(position // 4, driver.advance_input_watermark(time) if domain == EVENT_TIME
-                         else driver.advance_processing_time(time))
+            state = self._catch_up(position)
+            advance = (engine.advance_watermark if domain == EVENT_TIME
+                       else engine.advance_processing_time)
+            self._settle(position // 4, advance(state, time, self.counters))
 
     def _settle(self, step: int, emitted: list) -> None:
         """Records what one step of the key emitted and its hold, and drops emptied state."""
         key, rank = self.key, self.rank
         for tag, wv in emitted:
             self.emissions.append((step, rank, window_order(wv.windows[0]), key, tag, wv))
-        driver = self.driver
-        if driver.min_hold() != self.hold:
+        if self.engine.earliest_hold(self.state) != self.hold:
             self._note_hold(step)
-        if driver.is_empty():
-            self.driver = None
+        if not self.state.windows:
+            self.state = None
 
     def _note_hold(self, step: int) -> None:
-        self.hold = self.driver.min_hold()
+        self.hold = self.engine.earliest_hold(self.state)
         self.holds.append((step, self.rank, self.hold))
 
 
-def _output_watermarks(watermarks: list, holds: list) -> list:
-    """``Watermark`` events where the output watermark — the input watermark, held back by the
-    earliest hold of any key — or the input's idleness changes."""
-    holds.sort(key=lambda change: change[0])
-    current: dict = {}  # rank -> hold
-    earliest: list = []  # heap of (hold, rank), stale entries skipped
+def output_timeline(watermarks: list, holds: list) -> list:
+    """``Watermark`` events where the output watermark — the input ``watermarks`` held back by
+    the earliest of the holders' holds, ``(step, holder, hold)`` changes (a holder is a key,
+    or a Spark partition giving its own output watermark) — or the input's idleness changes."""
     changes: dict = {}
     for event in watermarks:
         changes.setdefault(event.step, ([], []))[0].append(event)
     for change in holds:
         changes.setdefault(change[0], ([], []))[1].append(change)
-    input_watermark, idle, emitted, out = MIN_TIMESTAMP, False, (MIN_TIMESTAMP, False), []
+    output, idle, emitted, out = OutputWatermark(), False, (MIN_TIMESTAMP, False), []
     for step in sorted(changes):
         step_watermarks, step_holds = changes[step]
         for event in step_watermarks:
-            input_watermark, idle = max(input_watermark, event.time), event.idle
-        for _, rank, hold in step_holds:
-            current[rank] = hold
-            if hold is not None:
-                heapq.heappush(earliest, (hold, rank))
-        while earliest and current.get(earliest[0][1]) != earliest[0][0]:
-            heapq.heappop(earliest)
-        output = min(input_watermark, earliest[0][0]) if earliest else input_watermark
-        if (output, idle) != emitted:
-            emitted = (output, idle)
-            out.append(Watermark(step, output, idle))
+            output.input_watermark, idle = max(output.input_watermark, event.time), event.idle
+        for _, holder, hold in step_holds:
+            output.hold(holder, hold)
+        if (output.value(), idle) != emitted:
+            emitted = (output.value(), idle)
+            out.append(Watermark(step, *emitted))
     return out
 
 

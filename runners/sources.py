@@ -10,6 +10,7 @@ import bisect
 from dataclasses import dataclass
 
 from panes.errors import UserCodeError
+from panes.io.base import SourceError
 from panes.ir.codec import lift
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
 from panes.testing.test_stream import ELEMENTS, PROCESSING_TIME, WATERMARK
@@ -42,6 +43,8 @@ def read_source(node) -> SourceRecords:
     else:
         try:
             records = list(payload["source"].read_records())
+        except SourceError as error:
+            raise UserCodeError(node.id, error.where, error) from error
         except OSError as error:
             raise UserCodeError(node.id, None, error) from error
     elements = [source_element(node.id, record, payload.get("timestamp_fn")) for record in records]
@@ -121,9 +124,7 @@ def test_stream_stream(node) -> list:
     stream = []
     for step, (kind, data) in enumerate(lift(node.payload["events"]), start=FIRST_STEP + 1):
         if kind == ELEMENTS:
-            stream.append(Bundle(step, [
-                WindowedValue(v, MIN_TIMESTAMP if ts is None else ts, (GLOBAL_WINDOW,))
-                for v, ts in data]))
+            stream.append(Bundle(step, [WindowedValue(v, ts, (GLOBAL_WINDOW,)) for v, ts in data]))
         elif kind == WATERMARK:
             stream.append(Watermark(step, data))
     stream.append(Watermark(END_STEP, MAX_TIMESTAMP))

@@ -1,23 +1,28 @@
 """panes: Beam-style windowed pipelines, run in-process or on Apache Spark.
 
-Port a Beam pipeline by changing ``import apache_beam as beam`` to ``import panes as beam``.
+Beam's names and module paths: a Beam pipeline that uses only what panes has ports by
+changing ``apache_beam`` to ``panes`` in its imports (see docs/porting.md).
 """
 
-from panes import io, testing, trigger, window
+from panes import coders, io, metrics, options, pvalue, testing, transforms, trigger, typehints
+from panes import window
 from panes.metrics import Metrics
 from panes.options import PipelineOptions
-from panes.pipeline import Pipeline, PipelineResult
+from panes.pipeline import Pipeline
 from panes.pvalue import AsDict, AsIter, AsList, AsSingleton, PCollection, TaggedOutput
+from panes.runners.runner import PipelineResult, PipelineState
 from panes.transforms import combiners
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.core import (
-    CombineGlobally, CombinePerKey, CombineValues, Create, Filter, FlatMap, Flatten, GroupByKey,
-    Map, MapTuple, ParDo, Partition, Reshuffle, WindowInto,
+    CombineGlobally, CombinePerKey, CombineValues, Create, Filter, FlatMap, FlatMapTuple, Flatten,
+    GroupByKey, Map, MapTuple, ParDo, Partition, Reshuffle, WindowInto,
 )
 from panes.transforms.dofn import DoFn
 from panes.transforms.group_by import GroupBy
-from panes.transforms.ptransform import PTransform
+from panes.transforms.ptransform import PTransform, ptransform_fn
 from panes.transforms.timestamps import WithTimestampField
-from panes.transforms.util import Distinct, Keys, KvSwap, Values, WithKeys
+from panes.transforms.util import (
+    CoGroupByKey, Distinct, Keys, KvSwap, Regex, ToString, Values, WithKeys,
+)
 
 __version__ = "0.1.0"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from panes.errors import PipelineConstructionError
-from panes.metrics import MetricResults, MetricsContainer
-from panes.options import PipelineOptions
-from panes.pvalue import DoOutputsTuple, PBegin, PCollection, PValue
+from panes.options.pipeline_options import PipelineOptions, StandardOptions, TypeOptions
+from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection, PValue
+from panes.typehints.decorators import check_input_type
+from panes.typehints.typehints import Any, union_of
 
 
 @dataclass(eq=False)
@@ -22,32 +23,43 @@ class AppliedTransform:
     parts: list = field(default_factory=list)
 
     def is_primitive(self) -> bool:
+        """A primitive transform that did not expand into parts (a grouping by a key coder
+        does)."""
         from panes.transforms.ptransform import PrimitiveTransform
 
-        return isinstance(self.transform, PrimitiveTransform)
+        return isinstance(self.transform, PrimitiveTransform) and not self.parts
 
 
 class Pipeline:
-    """A graph of transforms, run on exit when used as a context manager (as in Beam)."""
+    """A graph of transforms, run on exit when used as a context manager (as in Beam).
+
+    ``options`` is a ``PipelineOptions`` (or, in panes, a dict of option values); without
+    it, ``argv`` is parsed as flags. ``runner`` defaults to the ``--runner`` option, then to
+    the direct runner."""
 
     def __init__(self, runner=None, options=None, argv=None):
-        if options is None or isinstance(options, dict):
-            options = PipelineOptions(options or {})
+        if isinstance(options, dict):
+            options = PipelineOptions([], **options)
+        elif options is None:
+            if argv is not None and not isinstance(argv, list):
+                raise PipelineConstructionError(
+                    f"argv must be a list of flags, got {type(argv).__name__}")
+            options = PipelineOptions(argv or [])
         elif not isinstance(options, PipelineOptions):
             raise PipelineConstructionError(
                 f"options must be a PipelineOptions or a dict, got {type(options).__name__}")
-        if argv:
-            options = options.with_values(**PipelineOptions.from_args(argv).get_all_options())
         self.options = options
-        self.runner = runner if runner is not None else options.runner
+        if runner is None:
+            runner = options.view_as(StandardOptions).runner or StandardOptions.DEFAULT_RUNNER
+        self.runner = runner
         from panes.runners import check_runner
 
         check_runner(self.runner)
         self.root = AppliedTransform(None, "", None)
         self._stack = [self.root]
-        self._labels: set[str] = set()
+        self.applied_labels: set[str] = set()
         self.post_run_checks: list = []
-        self.result: PipelineResult | None = None
+        self.result = None
 
     # -- construction --------------------------------------------------------------------------
 
@@ -63,12 +75,11 @@ class Pipeline:
                 f"wrap functions as Map(fn) or ParDo(DoFn)")
         parent = self._stack[-1]
         label = transform.label or transform.default_label()
-        full_label = f"{parent.full_label}/{label}" if parent.full_label else label
-        if full_label in self._labels:
-            raise PipelineConstructionError(
-                f"a transform labelled '{full_label}' already exists in this pipeline; "
-                f"give each application a unique label: pcoll | 'Another{label}' >> ...")
-        self._labels.add(full_label)
+        full_label = self._unique(f"{parent.full_label}/{label}".lstrip("/"))
+        if self.options.view_as(TypeOptions).pipeline_type_check \
+                and isinstance(pvalue, PCollection):
+            check_input_type(transform, full_label, pvalue, transform.input_type_hint())
+        self.applied_labels.add(full_label)
         applied = AppliedTransform(transform, full_label, parent, _as_inputs(pvalue))
         parent.parts.append(applied)
         self._stack.append(applied)
@@ -77,7 +88,22 @@ class Pipeline:
         finally:
             self._stack.pop()
         applied.outputs = _as_outputs(outputs, full_label)
+        _type_main_output(transform, applied.inputs, outputs)
         return outputs
+
+    def _unique(self, full_label: str) -> str:
+        """The label itself, or with ``--auto_unique_labels`` the first free ``label_N``."""
+        if full_label not in self.applied_labels:
+            return full_label
+        if not self.options.view_as(StandardOptions).auto_unique_labels:
+            raise PipelineConstructionError(
+                f"a transform labelled '{full_label}' already exists in this pipeline; give each "
+                f"application a unique label, pcoll | 'Another label' >> transform, or pass "
+                f"--auto_unique_labels")
+        index = 2
+        while f"{full_label}_{index}" in self.applied_labels:
+            index += 1
+        return f"{full_label}_{index}"
 
     @property
     def current_transform(self) -> AppliedTransform:
@@ -94,12 +120,15 @@ class Pipeline:
 
         return compile_pipeline(self)
 
-    def run(self) -> "PipelineResult":
+    def run(self):
+        """Runs the pipeline to completion and returns its ``PipelineResult``."""
         from panes.ir.validate import validate
         from panes.runners import create_runner
 
+        self.options.warn_unknown_flags()
         ir = self.to_ir()
-        validate(ir, allow_unsafe_triggers=bool(self.options.allow_unsafe_triggers))
+        validate(ir, allow_unsafe_triggers=bool(
+            self.options.view_as(TypeOptions).allow_unsafe_triggers))
         runner = create_runner(self.runner)
         self.result = runner.run_pipeline(ir, self.options)
         for check in self.post_run_checks:
@@ -115,19 +144,17 @@ class Pipeline:
         return False
 
 
-class PipelineResult:
-    """What a finished run reports: its state, metrics and captured collections."""
-
-    def __init__(self, metrics: MetricsContainer, captures: dict):
-        self.state = "DONE"
-        self._metrics = metrics
-        self.captures = captures
-
-    def wait_until_finish(self, duration=None) -> str:
-        return self.state
-
-    def metrics(self) -> MetricResults:
-        return MetricResults(self._metrics)
+def _type_main_output(transform, inputs, outputs) -> None:
+    """Sets the element type of the main output: the declared one, else (for a collection the
+    transform itself made) the one it infers from its input's, when first read."""
+    main = outputs[None] if isinstance(outputs, DoOutputsTuple) else outputs
+    if not isinstance(main, PCollection):
+        return
+    if transform._output_type_hint is not None:
+        main.element_type = transform._output_type_hint
+    else:
+        main.infer_element_type(lambda: transform.infer_output_type(
+            union_of(pc.element_type or Any for pc in inputs) if inputs else None))
 
 
 def _as_inputs(pvalue) -> tuple:
@@ -143,6 +170,8 @@ def _as_inputs(pvalue) -> tuple:
 
 
 def _as_outputs(outputs, label) -> dict:
+    if isinstance(outputs, AsSideInput):  # e.g. CombineGlobally(...).as_singleton_view()
+        return {"main": outputs.pvalue}
     if outputs is None or isinstance(outputs, PValue) and not isinstance(outputs, PCollection):
         return {}
     if isinstance(outputs, PCollection):

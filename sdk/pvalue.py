@@ -36,6 +36,25 @@ class PCollection(PValue):
         self.windowing = windowing
         # What a validator can know of the elements: "kv", "not_kv" or "unknown".
         self.element_kind = element_kind
+        self._element_type = None
+        self._type_inference = None
+
+    @property
+    def element_type(self):
+        """The elements' type hint (panes.typehints), or None when unknown. An inferred one
+        is worked out when first read (a Create of a million values infers from each)."""
+        if self._type_inference is not None:
+            self._element_type, self._type_inference = self._type_inference(), None
+        return self._element_type
+
+    @element_type.setter
+    def element_type(self, hint) -> None:
+        self._element_type, self._type_inference = hint, None
+
+    def infer_element_type(self, inference) -> None:
+        """Gives the collection ``inference()`` as its element type, unless it has one."""
+        if self._element_type is None and self._type_inference is None:
+            self._type_inference = inference
 
     @property
     def label(self) -> str:

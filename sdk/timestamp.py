@@ -95,3 +95,20 @@ def format_micros(micros: int) -> str:
     if micros == GLOBAL_WINDOW_MAX_TIMESTAMP:
         return "global-max"
     return f"{micros / MICROS_PER_SECOND:g}s"
+
+
+def check_timestamps(label: str, timestamps, elements) -> None:
+    """Fails naming the transform ``label`` and the first of ``elements`` whose timestamp (in
+    micros) is outside Beam's range, ``MIN_TIMESTAMP`` to ``MAX_TIMESTAMP``: such a time has
+    no window and would be lost or misjudged downstream."""
+    if not timestamps or MIN_TIMESTAMP <= min(timestamps) and max(timestamps) <= MAX_TIMESTAMP:
+        return
+    from panes.errors import UserCodeError
+
+    for micros, element in zip(timestamps, elements):
+        if not MIN_TIMESTAMP <= micros <= MAX_TIMESTAMP:
+            raise UserCodeError(label, element, ValueError(
+                f"timestamp {micros / MICROS_PER_SECOND:g}s is outside Beam's range "
+                f"({MIN_TIMESTAMP / MICROS_PER_SECOND:g}s to "
+                f"{MAX_TIMESTAMP / MICROS_PER_SECOND:g}s, int64 microseconds): give a time in "
+                f"seconds, a datetime or a Timestamp"))

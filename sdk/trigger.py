@@ -25,12 +25,13 @@ import enum
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
+from panes.errors import PipelineConstructionError
 from panes.timestamp import Duration
 
 __all__ = [
     "AccumulationMode", "Trigger", "DefaultTrigger", "AfterWatermark", "AfterCount",
     "AfterProcessingTime", "Repeatedly", "AfterAll", "AfterAny", "AfterEach", "OrFinally",
-    "Never", "FlinkTrigger", "CountTrigger", "EventTimeTrigger", "ProcessingTimeTrigger",
+    "Never", "Always", "FlinkTrigger", "CountTrigger", "EventTimeTrigger", "ProcessingTimeTrigger",
     "EventTimeAfterFirstElement", "ProcessingTimeAfterFirstElement",
     "ContinuousEventTimeTrigger", "ContinuousProcessingTimeTrigger", "DeltaTrigger",
     "PurgingTrigger", "All", "Any",
@@ -51,6 +52,17 @@ class Trigger:
 def _duration(obj, name: str) -> None:
     """Normalizes the field ``name`` (seconds, timedelta or Duration) to a ``Duration``."""
     object.__setattr__(obj, name, Duration.of(getattr(obj, name)))
+
+
+def _delay(obj) -> None:
+    """Normalizes ``obj.delay`` to a ``Duration`` and rejects a negative one, which would put
+    the firing before the element that starts it."""
+    _duration(obj, "delay")
+    if obj.delay.micros < 0:
+        kind = type(obj).__name__
+        raise PipelineConstructionError(
+            f"{kind} needs a delay of 0 or more, got {obj.delay}: a pane cannot fire before "
+            f"the element that starts it; use {kind}(0) for no delay")
 
 
 def _positive_count(obj, name: str) -> None:
@@ -106,7 +118,7 @@ class AfterProcessingTime(Trigger):
     delay: Duration = Duration(0)
 
     def __post_init__(self):
-        _duration(self, "delay")
+        _delay(self)
 
 
 @dataclass(frozen=True)
@@ -114,6 +126,12 @@ class Repeatedly(Trigger):
     """Fires every time ``underlying`` fires, restarting it; never finishes."""
 
     underlying: Trigger
+
+
+def Always() -> Repeatedly:  # noqa: N802 - Beam's name
+    """Beam Python's ``Always``: fires for every bundle that brings elements to a window, and
+    never finishes; the same trigger as ``Repeatedly(AfterCount(1))``."""
+    return Repeatedly(AfterCount(1))
 
 
 @dataclass(frozen=True, init=False)
@@ -269,7 +287,7 @@ class EventTimeAfterFirstElement(FlinkTrigger):
     delay: Duration = Duration(0)
 
     def __post_init__(self):
-        _duration(self, "delay")
+        _delay(self)
 
 
 @dataclass(frozen=True)
@@ -279,7 +297,7 @@ class ProcessingTimeAfterFirstElement(FlinkTrigger):
     delay: Duration = Duration(0)
 
     def __post_init__(self):
-        _duration(self, "delay")
+        _delay(self)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""Shared fixtures: every pipeline a test runs also proves its IR round-trips through JSON."""
+"""Shared fixtures: every pipeline a test runs also proves its IR round-trips through JSON.
+
+Two tiers: plain ``pytest`` is the fast one (unit tests, the direct runner, and the Spark tests
+marked ``smoke``); ``pytest --full`` (what CI runs) adds every other Spark test and the ``slow``
+ones (clusters, faults, fresh installs).
+"""
 
 import pytest
 
@@ -36,6 +41,32 @@ def runner(request):
     if request.param == "spark":
         request.getfixturevalue("spark")
     return request.param
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true",
+                     help="run the full suite: every Spark test and the slow ones (CI)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--full"):
+        return
+    fast, left_out = [], []
+    for item in items:
+        (left_out if _full_only(item) else fast).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = fast
+
+
+def _full_only(item) -> bool:
+    """Whether a test belongs to the full tier only: slow, or on Spark and not a smoke test."""
+    if item.get_closest_marker("slow"):
+        return True
+    callspec = getattr(item, "callspec", None)
+    on_spark = ("spark" in item.fixturenames
+                or (callspec is not None and callspec.params.get("runner") == "spark"))
+    return on_spark and item.get_closest_marker("smoke") is None
 
 
 def pytest_generate_tests(metafunc):

@@ -10,6 +10,7 @@ from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing.engine import WindowingEngine
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
 from panes.runners.fusion import CHUNK, Chain, Chunk, ParDoStage, WindowStage, boxing_sink
@@ -139,7 +140,8 @@ def _run_grouping(node, inputs, ctx, aggregation):
             elements.setdefault(key, []).append(
                 ((event.step,), value, wv.timestamp, wv.windows, wv.pane))
     with ctx.metrics_for(label):
-        replay = replay_grouping(strategy, aggregation, elements, watermarks, ctx.clock.events)
+        replay = replay_grouping(WindowingEngine(strategy, aggregation), elements, watermarks,
+                                 ctx.clock.events)
     replay.counters.report(ctx.metrics, label)
     main, late = as_streams(replay, steps | {event.step for event in ctx.clock.events})
     return _grouping_outputs(node, main, late)
@@ -200,7 +202,9 @@ def run_write(node, inputs, ctx):
         return {}
     elements = elements_of(inputs[0])
     try:
-        sink.write_records([wv.value for wv in elements])
+        sink.write_records([wv.value for wv in elements], node.id)
+    except UserCodeError:
+        raise
     except Exception as error:
         raise UserCodeError(node.id, None, error) from error
     return {}

@@ -6,7 +6,7 @@ import contextlib
 
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
-from panes.pipeline import PipelineResult
+from panes.runners.runner import PipelineResult
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.direct.executors import EXECUTORS, FUSING, PendingStream
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock, read_source

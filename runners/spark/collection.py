@@ -18,6 +18,7 @@ from panes.timestamp import MAX_TIMESTAMP
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
 from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
 
@@ -25,14 +26,16 @@ from panes.runners.spark.serializer import worker_output
 @dataclass(frozen=True)
 class Pending:
     """Element-wise work still to run: ``feed(partition, records, push)`` pushes ``records``
-    (some of ``source``'s, at least one) as a ``Chunk`` into the chain built from ``stages``
-    (factories, called on the worker) and returns the last position it pushed."""
+    as a ``Chunk`` into the chain built from ``stages`` (factories, called on the worker) and
+    returns the last position it pushed. ``records`` are up to ``CHUNK`` of ``source``'s
+    records, or one of them when ``source``'s records are chunks already (``chunked``)."""
 
     source: object
     feed: object
     stages: tuple = ()
-    # Whether feed takes (index in partition, record) pairs, which it pushes in position order.
-    indexed: bool = False
+    chunked: bool = False
+    # Whether a partition's positions reach the stages in increasing order.
+    ordered: bool = False
 
     def then(self, stage) -> "Pending":
         return replace(self, stages=(*self.stages, stage))
@@ -42,19 +45,21 @@ class Pending:
         partition (``ordered``: whether positions arrive in increasing order; ``cell``: the
         loop's metrics cell, where a sink running user code names its step). A sink has
         ``push``, and ``drain()`` and ``finish()`` giving its records."""
-        feed, stages, indexed = self.feed, self.stages, self.indexed
+        feed, stages, chunked, ordered = self.feed, self.stages, self.chunked, self.ordered
+        loop = loop_id()
 
         def run(partition, records):
             cell = [MetricsContainer(), None]
-            sink = sink_factory(indexed, cell)
+            sink = sink_factory(ordered, cell)
             chain = Chain([make() for make in stages], sink.push, cell)
-            records = enumerate(records) if indexed else iter(records)
+            records = iter(records)
+            chunks = records if chunked else iter(lambda: list(islice(records, CHUNK)), [])
             token = metrics_cell_scope(cell)
             try:
                 chain.open()
                 chain.start_bundle()
                 last = None
-                while chunk := list(islice(records, CHUNK)):
+                for chunk in chunks:
                     last = feed(partition, chunk, chain.push)
                     yield from sink.drain()
                 step = FIRST_STEP if last is None else last[0]
@@ -64,7 +69,7 @@ class Pending:
                 yield from sink.finish()
             finally:
                 reset_metrics_scope(token)
-            accumulator.add(cell[0])
+            report(accumulator, loop, partition, cell[0])
 
         rdd = self.source.mapPartitionsWithIndex(worker_generator(run))
         return worker_output(rdd).setName(name)
@@ -129,7 +134,7 @@ class Collection:
 
     def work(self) -> Pending:
         """The collection as pending work (none yet, when it is already an RDD)."""
-        return self.pending if self.pending is not None else Pending(self._rdd, positioned_feed)
+        return self.pending if self.pending is not None else Pending(self.rdd, positioned_feed)
 
     def then(self, stage, accumulator, name: str) -> "Collection":
         """This collection with an element-wise ``stage`` (a factory) applied, pending."""

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from itertools import islice
 
 from panes.errors import PipelineConstructionError, RunnerError
 from panes.io.base import Read, Source
+from panes.runners.fusion import CHUNK
 
 _frames: dict = {}
 _handles = itertools.count()
@@ -45,5 +47,14 @@ def ReadFromDataFrame(dataframe, label=None) -> Read:
     return Read(DataFrameSource(handle), label=label)
 
 
-def dataframe_records(plan, source: DataFrameSource):
-    return source.dataframe().rdd.map(lambda row: row.asDict(recursive=True))
+def dataframe_chunks(plan, source: DataFrameSource, label: str):
+    """The rows as dicts, in chunks ``((partition,), offset, rows)``, and that each
+    partition's positions rise."""
+    def chunks(partition, rows):
+        rows = iter(rows)
+        offset = 0
+        while chunk := [row.asDict(recursive=True) for row in islice(rows, CHUNK)]:
+            yield (partition,), offset, chunk
+            offset += len(chunk)
+
+    return source.dataframe().rdd.mapPartitionsWithIndex(chunks).setName(label), True

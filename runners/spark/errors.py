@@ -38,7 +38,7 @@ def _encode(error: UserCodeError) -> str:
         pickle.loads(pickle.dumps(cause))
     except Exception:
         cause = RuntimeError(f"{type(cause).__name__}: {cause}")
-    payload = pickle.dumps((error.label, _portable(error.element), cause))
+    payload = pickle.dumps((error.label, _portable(error.element), cause, error.location))
     return _MARK + base64.b64encode(payload).decode() + _MARK
 
 
@@ -87,6 +87,6 @@ def surfaced_errors(step: str):
     except Exception as error:
         match = _PATTERN.search(str(error))
         if match:
-            label, element, cause = pickle.loads(base64.b64decode(match.group(1)))
-            raise UserCodeError(label, element, cause) from None
+            label, element, cause, location = pickle.loads(base64.b64decode(match.group(1)))
+            raise UserCodeError(label, element, cause, location) from None
         raise RunnerError(f"Spark failed while running '{step}': {error}") from error

@@ -3,7 +3,7 @@
 Batch input under the default trigger takes the shared batch path (``BatchGrouping``), with a
 map-side combine for CombineFns (combiner lifting; session windows merge per key after the
 shuffle). Everything else is replayed exactly: shuffle by key, sort each partition's elements
-by position, and drive the windowing core through the whole watermark and clock timeline.
+by position, and drive the windowing engine through the whole watermark and clock timeline.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing.key_driver import Counters
-from panes.runners.eventlog import Watermark, by_step
-from panes.runners.replay import key_values, replay_grouping
+from panes.windowing.engine import Counters, WindowingEngine
+from panes.runners.eventlog import FIRST_STEP, Watermark
+from panes.runners.replay import key_values, output_timeline, replay_grouping
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped, key_prefix
@@ -177,6 +177,7 @@ def _batch_outputs(grouping, first: dict, end_step: int):
 
 def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
     label = node.id
+    engine = WindowingEngine(strategy, aggregation)
     timeline = plan.broadcast(source.timeline)
     clock = plan.broadcast(plan.clock_events)
 
@@ -188,7 +189,7 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         container = MetricsContainer()
         token = metrics_scope(container, label)
         try:
-            replay = replay_grouping(strategy, aggregation, elements, timeline.value, clock.value)
+            replay = replay_grouping(engine, elements, timeline.value, clock.value)
         finally:
             reset_metrics_scope(token)
         for tag, outputs in (("main", replay.main), ("late", replay.late)):
@@ -204,11 +205,10 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
     controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())
     counters = Counters()
     for _, _, (partition_counters, container) in controls:
-        for name in ("dropped_late", "dropped_closed", "purged_unfired"):
-            setattr(counters, name, getattr(counters, name) + getattr(partition_counters, name))
+        counters.add(partition_counters)
         plan.metrics.merge(container)
     counters.report(plan.metrics, label)
-    timeline_out = output_timeline(source.timeline, [c[1] for c in controls])
+    timeline_out = _partitions_timeline(source.timeline, [c[1] for c in controls])
     outputs = {"main": _tagged(out, "main", timeline_out, label)}
     if node.payload.get("late_output"):
         outputs[node.payload["late_output"]] = _tagged(out, "late", timeline_out, label)
@@ -220,16 +220,10 @@ def _tagged(out, tag, timeline, label):
     return Collection(rdd.setName(f"{label}.{tag}"), timeline, None)
 
 
-def output_timeline(input_timeline: list, partition_watermarks: list) -> list:
-    """The grouping's output watermark: at every step, the minimum over the partitions' output
-    watermarks (each already at most the input watermark, which stands in for empty ones)."""
-    streams = [input_timeline] + [[Watermark(*w) for w in p] for p in partition_watermarks]
-    current = [MIN_TIMESTAMP] * len(streams)
-    idle, emitted, timeline = False, (MIN_TIMESTAMP, False), []
-    for step, events in by_step(streams):
-        for index, event in events:
-            current[index], idle = event.time, event.idle
-        if (min(current), idle) != emitted:
-            emitted = (min(current), idle)
-            timeline.append(Watermark(step, *emitted))
-    return timeline
+def _partitions_timeline(input_timeline: list, partition_watermarks: list) -> list:
+    """The grouping's output watermark: the input's, held back by each partition's output
+    watermark (its keys' holds; −∞ until it first moves)."""
+    holds = [(FIRST_STEP - 1, index, MIN_TIMESTAMP) for index in range(len(partition_watermarks))]
+    holds += [(step, index, time) for index, changes in enumerate(partition_watermarks)
+              for step, time, _ in changes]
+    return output_timeline(input_timeline, holds)

@@ -17,7 +17,7 @@ combiner, a source read on the driver or under a watermark strategy, a field typ
 Python might see differently, a consumer of an intermediate collection — is left to the
 ordinary planners. ``plan_sql_aggregation`` runs the query, brings its (small) result to the
 driver through Arrow and builds the collection the ordinary plan would have built: the same
-rows, timestamps (window end - 1 µs), windows, ON_TIME panes (``batch_panes``) and positions
+rows, timestamps (window end - 1 µs), windows, panes (``BATCH_PANE``) and positions
 (from each key's first source position, which the query computes).
 """
 
@@ -34,7 +34,7 @@ from panes.transforms.group_by import AggregateFieldsFn, FieldsToRow, KeyByField
 from panes.transforms.timestamps import TimestampFromField
 from panes.window import (FixedWindows, IntervalWindow, Sessions, SlidingWindows,
                           TimestampCombiner, WindowedValue)
-from panes.windowing.batch import batch_panes, is_batch_exact
+from panes.windowing.batch import BATCH_PANE, is_batch_exact
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
@@ -170,7 +170,7 @@ def output_records(aggregation: SqlAggregation, table) -> list:
     """``(position, WindowedValue)`` of each row of the query's result (a pyarrow Table), in
     position order: by the key's first source position, then window as
     ``panes.window.window_order`` orders them (end, then start). Each is the row of
-    key fields and outputs at the window's end, in the window's ON_TIME pane (``batch_panes``),
+    key fields and outputs at the window's end, in the window's one pane (``BATCH_PANE``),
     at the position a grouping gives its key's outputs."""
     key_count = len(aggregation.key_fields)
     table = table.sort_by([(f"key{i}", "ascending") for i in range(key_count)]
@@ -185,7 +185,6 @@ def output_records(aggregation: SqlAggregation, table) -> list:
         if end_of_run == len(keys) or keys[end_of_run] != keys[run]:
             runs.append((min(firsts[run:end_of_run]), run, end_of_run))
             run = end_of_run
-    pane_of = batch_panes(aggregation.strategy.allowed_lateness.micros)
     to_row = FieldsToRow(aggregation.key_fields,
                          tuple(a.output_name for a in aggregation.aggregations)).fn
     # Fixed and sliding windows repeat across keys: one windows tuple and pane per window.
@@ -199,7 +198,7 @@ def output_records(aggregation: SqlAggregation, table) -> list:
             windows_pane = shared.get((start, end)) if shared is not None else None
             if windows_pane is None:
                 window = IntervalWindow(start, end)
-                windows_pane = ((window,), pane_of(window.max_timestamp()))
+                windows_pane = ((window,), BATCH_PANE)
                 if shared is not None:
                     shared[(start, end)] = windows_pane
             records.append(((*key_position, index),

@@ -13,14 +13,17 @@ from panes.runners.eventlog import FIRST_STEP
 from panes.runners.fusion import ParDoStage, WindowStage
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
+from panes.runners.spark.side_inputs import side_input_values
 
 
 def plan_par_do(node, inputs, plan) -> dict:
     payload = lift(node.payload)
     label, specs = node.id, node.side_inputs
-    side_values = plan.broadcast([plan.collect_values(s.pcollection) for s in specs]) if specs else None
+    side_values = (plan.broadcast([side_input_values(plan, spec, label) for spec in specs])
+                   if specs else None)
     side_window_fns = [plan.window_fn(s.pcollection) for s in specs]
 
     def resolver():
@@ -31,7 +34,7 @@ def plan_par_do(node, inputs, plan) -> dict:
     if len(node.outputs) == 1:
         stage = lambda: ParDoStage(label, payload, resolver())  # noqa: E731
         return {tag: source.then(stage, plan.metrics_accumulator, label) for tag in node.outputs}
-    accumulator = plan.metrics_accumulator
+    accumulator, loop = plan.metrics_accumulator, loop_id()
 
     def run(partition, records):
         container = MetricsContainer()
@@ -55,7 +58,7 @@ def plan_par_do(node, inputs, plan) -> dict:
         for index, (tag, out) in enumerate(scoped(runner.finish_bundle)):
             yield (step, FINISH, partition, index), out, tag
         scoped(runner.teardown)
-        accumulator.add(container)
+        report(accumulator, loop, partition, container)
 
     tagged = plan.persist(
         worker_output(source.rdd.mapPartitionsWithIndex(worker_generator(run))).setName(label))

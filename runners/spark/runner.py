@@ -8,13 +8,11 @@ inputs, and writes. Jobs and RDDs are named after the transforms.
 
 from __future__ import annotations
 
-from pyspark.accumulators import AccumulatorParam
-
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
-from panes.options import PipelineOptions
-from panes.pipeline import PipelineResult
+from panes.options.pipeline_options import PipelineOptions
+from panes.runners.runner import PipelineResult
 from panes.testing.capture import CaptureSink
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
@@ -23,7 +21,9 @@ from panes.runners.spark.broadcast import Shared
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
 from panes.runners.spark.errors import surfaced_errors
+from panes.runners.spark.file_writes import FILE_SINKS, plan_file_write
 from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
+from panes.runners.spark.metrics import committed, partition_metrics
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
 from panes.runners.spark.positions import by_position, flattened
@@ -31,26 +31,17 @@ from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.session import get_session
 
 
-class _MetricsParam(AccumulatorParam):
-    def zero(self, value):
-        return MetricsContainer()
-
-    def addInPlace(self, value1, value2):
-        value1.merge(value2)
-        return value1
-
-
 class Plan:
     """One run's state on the driver: the IR, Spark context, collections, clock and metrics."""
 
-    def __init__(self, ir, sc, partitions, shuffle_seed):
-        self.ir, self.sc = ir, sc
-        self.partitions = partitions or sc.defaultParallelism
+    def __init__(self, ir, session, partitions, shuffle_seed):
+        self.ir, self.session, self.sc = ir, session, session.sparkContext
+        self.partitions = partitions or self.sc.defaultParallelism
         self.shuffle_seed = shuffle_seed
         self.collections: dict = {}
         self.captures: dict = {}
         self.metrics = MetricsContainer()
-        self.metrics_accumulator = sc.accumulator(MetricsContainer(), _MetricsParam())
+        self.metrics_accumulator = partition_metrics(self.sc)
         self.sources = {node.id: driver_read(node) for node in ir.nodes.values()
                         if node.kind in SOURCE_KINDS}
         self.clock = ProcessingClock(ir, self.sources)
@@ -86,10 +77,6 @@ class Plan:
             return list(collection.held.records)
         return sorted(self.action(label, collection.rdd.collect), key=by_position)
 
-    def collect_values(self, pcollection_id) -> list:
-        records = self.collect_sorted(self.collections[pcollection_id], f"side input {pcollection_id}")
-        return [wv for _, wv in records]
-
     def release(self) -> None:
         for rdd in self._persisted:
             rdd.unpersist()
@@ -107,13 +94,20 @@ def plan_flatten(node, inputs, plan):
 
 
 def plan_write(node, inputs, plan):
+    """Files are written by the executors; a capture (``materialize``, ``assert_that``: test
+    tools) and any other sink take the collection on the driver."""
     sink = lift(node.payload["sink"])
+    if type(sink) in FILE_SINKS:
+        plan_file_write(node, inputs[0], plan, sink)
+        return {}
     records = plan.collect_sorted(inputs[0], node.id)
     if isinstance(sink, CaptureSink):
         plan.captures[sink.capture_id] = [(position[0], wv) for position, wv in records]
         return {}
     try:
-        sink.write_records([wv.value for _, wv in records])
+        sink.write_records([wv.value for _, wv in records], node.id)
+    except UserCodeError:
+        raise
     except Exception as error:
         raise UserCodeError(node.id, None, error) from error
     return {}
@@ -140,14 +134,14 @@ class SparkRunner:
         self.steps_per_micro_batch = steps_per_micro_batch
 
     def run_pipeline(self, ir, options=None) -> PipelineResult:
-        options = options if options is not None else PipelineOptions()
+        options = options if options is not None else PipelineOptions([])
         if options.streaming:
             from panes.runners.spark.streaming.runner import run_streaming
 
             return run_streaming(ir, options, self.partitions, self.steps_per_micro_batch)
         session = get_session(options)
         ir = lower_aggregations(ir, session)
-        plan = Plan(ir, session.sparkContext, self.partitions or options.spark_partitions,
+        plan = Plan(ir, session, self.partitions or options.spark_partitions,
                     self.shuffle_seed)
         uses = _uses(ir)
         # The driver unpickles and holds collected results: many small objects, which the
@@ -166,7 +160,7 @@ class SparkRunner:
                     if not uses.get(pcollection):
                         # Nothing reads it, but its transforms still run (side effects, metrics).
                         plan.action(pcollection, collection.rdd.count)
-                plan.metrics.merge(plan.metrics_accumulator.value)
+                plan.metrics.merge(committed(plan.metrics_accumulator))
             finally:
                 plan.release()
         return PipelineResult(plan.metrics, plan.captures)

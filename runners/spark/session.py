@@ -7,10 +7,14 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from panes.errors import RunnerError
 
 MIN_JAVA = 17
+# Embedded Spark on every core, retrying a failed task up to 4 times, as a cluster does.
+DEFAULT_MASTER = "local[*, 4]"
+QUIET_LOGGING = Path(__file__).with_name("log4j2.properties")
 _INSTALL_HINT = (
     "install a JDK 17 or newer (e.g. `sudo apt-get install openjdk-17-jre-headless`, or "
     "https://adoptium.net) and put it on PATH or point JAVA_HOME at it")
@@ -41,7 +45,7 @@ def parse_java_version(banner: str) -> int:
 
 def get_session(options):
     """The process's SparkSession: ``spark_session`` if given, else the active one, else a new
-    one on ``spark_master`` (default ``local[*]``) with ``spark_conf``."""
+    one on ``spark_master`` (default ``local[*, 4]``) with ``spark_conf``."""
     if options.spark_session is not None:
         return options.spark_session
     from pyspark.sql import SparkSession
@@ -49,29 +53,57 @@ def get_session(options):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    return start_session(options.spark_master, options.job_name, options.spark_conf)
+    return start_session(options.spark_master, options.job_name, options.spark_conf,
+                         options.spark_log_level)
 
 
-def start_session(master=None, app_name="panes", conf=None):
-    """Starts (or joins) the SparkSession after checking Java; workers run this Python."""
+def start_session(master=None, app_name="panes", conf=None, log_level=None):
+    """Starts (or joins) the SparkSession after checking Java; workers run this Python.
+
+    Without ``master``, Spark runs embedded on every core and retries a failed task as a
+    cluster does (``local[*, 4]``) — unless ``spark-submit`` started this driver, whose
+    ``--master`` holds. Without ``log_level``, Spark logs errors only and no start-up banner
+    (``panes/runners/spark/log4j2.properties``); a level (``WARN``, ``INFO``, ...) keeps
+    Spark's own logging at that level."""
     from pyspark.sql import SparkSession
 
     version = java_version()
     if version < MIN_JAVA:
         raise RunnerError(f"the Spark runner needs Java {MIN_JAVA}+, found Java {version}: "
                           f"{_INSTALL_HINT}")
-    master = master or "local[*]"
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM
+    master = master or (None if submitted else DEFAULT_MASTER)
+    conf = dict(conf or {})
+    if log_level is None:
+        option = f"-Dlog4j2.configurationFile={QUIET_LOGGING}"
+        conf["spark.driver.extraJavaOptions"] = " ".join(
+            filter(None, [conf.get("spark.driver.extraJavaOptions"), option]))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    if master.startswith("local"):
+    if master and master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         # Local workers import what the driver imports (modules beside the pipeline file).
         entries = [*os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
         os.environ["PYTHONPATH"] = os.pathsep.join(
             dict.fromkeys(p for p in entries if p and os.path.isdir(p)))
-    builder = (SparkSession.builder.master(master).appName(app_name)
-               .config("spark.ui.showConsoleProgress", "false"))
-    for name, value in (conf or {}).items():
+    builder = SparkSession.builder.appName(app_name).config("spark.ui.showConsoleProgress",
+                                                            "false")
+    if master:
+        builder = builder.master(master)
+    for name, value in conf.items():
         builder = builder.config(name, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel(log_level or "ERROR")
+    if log_level is None:
+        _quiet_query_errors()
     return session
+
+
+def _quiet_query_errors() -> None:
+    """PySpark logs every failed Spark SQL query, with its JVM trace, before raising it; the
+    raised error (which panes reports, naming the transform) says the same."""
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)

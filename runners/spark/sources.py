@@ -5,47 +5,32 @@ distributed."""
 
 from __future__ import annotations
 
-import os
-from itertools import chain, islice
+from bisect import bisect_right
+from itertools import repeat
 
-from panes.io.files import match_files
-from panes.io.parquet import ParquetSource, read_parquet_file
-from panes.io.text import TextSource, read_lines
+from pyspark.errors import AnalysisException
+
 from panes.errors import UserCodeError
+from panes.io.parquet import ParquetSource
+from panes.io.text import TextSource
 from panes.ir.codec import lift
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
 from panes.transforms.source_element import source_values
 from panes.watermark import running_maxima, watermark_changes
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream
-from panes.runners.fusion import CHUNK, Chunk
+from panes.runners.fusion import Chunk
 from panes.runners.spark.collection import Collection, Pending, from_stream
-from panes.runners.spark.dataframe import DataFrameSource, dataframe_records
+from panes.runners.spark.dataframe import DataFrameSource, dataframe_chunks
 from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.file_reads import parquet_chunks, text_chunks
 
 
-def _text_records(plan, source: TextSource):
-    """The lines, read by the Python workers themselves (no trip through the JVM), in byte
-    ranges of at most TEXT_SPLIT_BYTES, at least one per partition."""
-    total = sum(os.path.getsize(path) for path in match_files(source.file_pattern))
-    splits = source.splits(max(1, min(TEXT_SPLIT_BYTES, -(-total // plan.partitions))))
-    if not splits:
-        return plan.sc.emptyRDD()
-    return plan.sc.parallelize(splits, len(splits)).flatMap(lambda split: read_lines(*split))
-
-
-def _parquet_records(plan, source: ParquetSource):
-    files, columns = source.files(), source.columns
-    return plan.sc.parallelize(files, len(files)).flatMap(
-        lambda path: read_parquet_file(path, columns))
-
-
-TEXT_SPLIT_BYTES = 32 << 20
-
-# Source type -> function(plan, source) giving an RDD of the records with partitions in order.
-NATIVE_READERS = {DataFrameSource: dataframe_records, TextSource: _text_records,
-                  ParquetSource: _parquet_records}
+# Source type -> function(plan, source, label) giving an RDD of the source's records in chunks
+# (``panes.runners.spark.file_reads``) and whether each partition's positions rise.
+NATIVE_READERS = {DataFrameSource: dataframe_chunks, TextSource: text_chunks,
+                  ParquetSource: parquet_chunks}
 
 
 def reads_natively(node) -> bool:
@@ -58,8 +43,7 @@ def reads_natively(node) -> bool:
     strategy = payload["watermark"]
     source = payload["source"]
     return (type(source) in NATIVE_READERS and payload["arrival_fn"] is None
-            and (strategy is None or strategy.idle_timeout is None)
-            and not getattr(source, "skip_header_lines", 0))
+            and (strategy is None or strategy.idle_timeout is None))
 
 
 def driver_read(node):
@@ -81,30 +65,31 @@ def _native(node, plan) -> Collection:
     payload = lift(node.payload)
     source, label, timestamp_fn = payload["source"], node.id, payload["timestamp_fn"]
     try:
-        records = NATIVE_READERS[type(source)](plan, source).setName(label)
-    except OSError as error:
-        raise UserCodeError(label, None, error) from error
+        chunks, ordered = NATIVE_READERS[type(source)](plan, source, label)
+    except AnalysisException as error:  # Spark cannot plan the read: a missing column, say
+        raise UserCodeError(label, None, error) from None
     if payload["watermark"] is None:
-        pending = Pending(records, _feed(label, timestamp_fn), indexed=True)
+        pending = Pending(chunks, _feed(label, timestamp_fn), chunked=True, ordered=ordered)
         return Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,
                           plan.metrics_accumulator, label)
-    return _record_at_a_time(records, label, timestamp_fn, payload["watermark"], plan)
+    return _record_at_a_time(chunks, label, timestamp_fn, payload["watermark"], plan)
 
 
-def _feed(label, timestamp_fn, starts=None):
-    """Feeds a partition's ``(index, record)`` pairs as source elements: all at the first step
-    (Beam batch), or, given the index of each partition's first record in the source
-    (``starts``), each record at its own step."""
+def _feed(label, timestamp_fn, index_of=None):
+    """Feeds a chunk ``(segment, offset, records)`` as source elements: all at the first
+    step (Beam batch), at positions ``(step, *segment, offset)`` onwards; or, given where
+    each record sits in the source (``index_of(segment, offset)``), each at its own step."""
     windows = (GLOBAL_WINDOW,)
 
-    def feed(partition, records, push):
-        indexes, values = zip(*records)
-        if starts is None:
-            positions = [(FIRST_STEP, partition, index) for index in indexes]
-        else:
-            first = record_step(starts[partition])
-            positions = [(first + index, 0) for index in indexes]
+    def feed(partition, chunk, push):
+        segment, offset, values = chunk
         count = len(values)
+        if index_of is None:
+            positions = list(zip(*map(repeat, (FIRST_STEP, *segment)),
+                                 range(offset, offset + count)))
+        else:
+            first = record_step(index_of(segment, offset))
+            positions = list(zip(range(first, first + count), repeat(0)))
         values, timestamps = source_values(label, values, timestamp_fn)
         push(Chunk(positions, values, timestamps, [windows] * count, [PANE_NO_FIRING] * count))
         return positions[-1]
@@ -112,24 +97,42 @@ def _feed(label, timestamp_fn, starts=None):
     return feed
 
 
-def _record_at_a_time(records, label, timestamp_fn, strategy, plan) -> Collection:
-    """A source read record at a time, each record its own step. One pass summarizes each
-    partition by where its running maximum timestamp rises; in order, the summaries give every
-    change of the watermark (a prefix scan). The records are then read again where they are
-    consumed, each at its step."""
+def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection:
+    """A source read record at a time, each record its own step. One pass summarizes each run
+    of a segment's records in a partition by where its running maximum timestamp rises; in
+    source order, the summaries give every change of the watermark (a prefix scan). The
+    records are then read again where they are consumed, each at its step."""
     def summary(partition):
-        chunks = iter(lambda: list(islice(partition, CHUNK)), [])
-        return [running_maxima(chain.from_iterable(
-            source_values(label, chunk, timestamp_fn)[1] for chunk in chunks))]
+        runs = []  # [segment, first offset, count, running maximum, rises]
+        for segment, offset, values in partition:
+            timestamps = source_values(label, values, timestamp_fn)[1]
+            if not runs or runs[-1][0] != segment or runs[-1][1] + runs[-1][2] != offset:
+                runs.append([segment, offset, 0, MIN_TIMESTAMP, []])
+            run = runs[-1]
+            count, rises = running_maxima(timestamps)
+            run[4] += [(run[2] + index, top) for index, top in rises if top > run[3]]
+            if rises:
+                run[3] = max(run[3], rises[-1][1])
+            run[2] += count
+        return [(segment, first, count, rises) for segment, first, count, _, rises in runs]
 
-    segments = plan.action(label, records.mapPartitions(worker_generator(summary)).collect)
-    starts, total = [], 0
-    for count, _ in segments:
-        starts.append(total)
+    runs = sorted(plan.action(label, chunks.mapPartitions(worker_generator(summary)).collect),
+                  key=lambda run: run[:2])
+    starts, total = {}, 0
+    for segment, first, count, _ in runs:
+        starts.setdefault(segment, ([], []))
+        starts[segment][0].append(first)
+        starts[segment][1].append(total)
         total += count
-    timeline = [Watermark(record_step(index), watermark)
-                for index, watermark in watermark_changes(segments, strategy)]
-    pending = Pending(records, _feed(label, timestamp_fn, starts), indexed=True)
+
+    def index_of(segment, offset):
+        firsts, indexes = starts[segment]
+        run = bisect_right(firsts, offset) - 1
+        return indexes[run] + offset - firsts[run]
+
+    changes = watermark_changes([(count, rises) for _, _, count, rises in runs], strategy)
+    timeline = [Watermark(record_step(index), watermark) for index, watermark in changes]
+    pending = Pending(chunks, _feed(label, timestamp_fn, index_of), chunked=True)
     return Collection(None, timeline + [Watermark(END_STEP, MAX_TIMESTAMP)],
                       record_step(0) if total == 1 else (None if total else FIRST_STEP), pending,
                       plan.metrics_accumulator, label)

@@ -20,10 +20,23 @@ class Source:
         raise NotImplementedError
 
 
-class Sink:
-    """Base of sink dataclasses; ``write_records`` writes all elements atomically."""
+class SourceError(Exception):
+    """A record a source cannot read; ``where`` says which (a file and line, say), and the
+    runner reports it as the Read transform's error."""
 
-    def write_records(self, records) -> list[str]:
+    def __init__(self, where: str, message: str):
+        super().__init__(message)
+        self.where = where
+
+    def __reduce__(self):  # it crosses from Spark's workers to the driver
+        return type(self), (self.where, str(self))
+
+
+class Sink:
+    """Base of sink dataclasses; ``write_records`` writes all elements, publishing them only
+    once all are written; ``label`` names the Write transform in errors."""
+
+    def write_records(self, records, label: str = "") -> list[str]:
         raise NotImplementedError
 
 

@@ -1,35 +1,58 @@
-"""What file sources and sinks share: matching a pattern, naming shards, committing atomically.
+"""What file sources and sinks share on every runner: matching a pattern and naming shards.
 
-A sink writes every shard into a temporary directory beside the destination and renames the
-shards into place only once all of them are written, so a failed run leaves nothing under the
-final names. Runners may write shards in parallel and commit with ``commit_shards``.
+``fs`` below is a file system in Beam's ``FileSystems`` interface: ``panes.io.filesystems``
+on the direct runner, the Hadoop ``FileSystem`` of the cluster on Spark.
 """
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import uuid
+import posixpath
+import re
+
+from panes.io.filesystems import has_glob
+
+DEFAULT_SHARD_TEMPLATE = "-SSSSS-of-NNNNN"
 
 
-def match_files(pattern: str) -> list[str]:
-    """The files a path or glob pattern names, sorted (the order records are read in)."""
-    files = sorted(path for path in glob.glob(os.path.expanduser(pattern)) if os.path.isfile(path))
+def is_data_file(metadata) -> bool:
+    """Whether a file a wildcard matched holds data: not hidden (``.`` or ``_`` first, as
+    Hadoop's checksums and markers are), not a zero-byte ``<prefix>.SUCCESS`` marker."""
+    name = posixpath.basename(metadata.path)
+    return not (name[:1] in "._" or metadata.size_in_bytes == 0 and name.endswith(".SUCCESS"))
+
+
+def match_files(fs, pattern: str) -> list:
+    """The ``FileMetadata`` of the files ``pattern`` names, sorted by path (the order their
+    records are read in); a wildcard matches data files only. Fails when nothing matches."""
+    files = fs.match([pattern])[0].metadata_list
+    if has_glob(pattern):
+        files = list(filter(is_data_file, files))
     if not files:
         raise FileNotFoundError(f"no file matches {pattern!r}")
     return files
 
 
+def _fill(text: str, letter: str, number: int) -> str:
+    width = text.count(letter)
+    return text.replace(letter * width, f"{number:0{width}d}") if width else text
+
+
 def shard_names(prefix: str, suffix: str, num_shards: int, template: str) -> list[str]:
     """Beam's shard names: ``template`` with ``SSSSS`` as the shard index and ``NNNNN`` as the
     shard count (zero-padded to the letters' width)."""
-    def fill(text, letter, number):
-        width = text.count(letter)
-        return text.replace(letter * width, f"{number:0{width}d}") if width else text
-
-    return [prefix + fill(fill(template, "S", index), "N", num_shards) + suffix
+    return [prefix + _fill(_fill(template, "S", index), "N", num_shards) + suffix
             for index in range(num_shards)]
+
+
+def shard_pattern(prefix: str, suffix: str, template: str) -> re.Pattern:
+    """Matches the base name of every shard ``shard_names`` gives, whatever the shard count."""
+    numbered = re.escape(template)
+    for letter in "SN":
+        width = template.count(letter)
+        if width:
+            numbered = numbered.replace(letter * width, rf"\d{{{width},}}", 1)
+    return re.compile(re.escape(posixpath.basename(prefix)) + numbered + re.escape(suffix)
+                      + r"\Z")
 
 
 def split_evenly(records: list, num_shards: int) -> list[list]:
@@ -41,38 +64,3 @@ def split_evenly(records: list, num_shards: int) -> list[list]:
         shards.append(records[start:end])
         start = end
     return shards
-
-
-def temporary_directory(final_path: str) -> str:
-    """A fresh directory beside ``final_path`` for shards still being written."""
-    directory = os.path.join(os.path.dirname(os.path.abspath(final_path)) or ".",
-                             f".panes-temp-{uuid.uuid4().hex}")
-    os.makedirs(directory)
-    return directory
-
-
-def commit_shards(written: dict) -> list[str]:
-    """Renames every written temporary shard to its final name; ``written`` maps final names to
-    temporary paths. Removes the temporary directories."""
-    for final, temporary in written.items():
-        os.makedirs(os.path.dirname(os.path.abspath(final)), exist_ok=True)
-        os.replace(temporary, final)
-    for directory in {os.path.dirname(temporary) for temporary in written.values()}:
-        shutil.rmtree(directory, ignore_errors=True)
-    return list(written)
-
-
-def write_shards(final_names: list[str], shards: list, write_one) -> list[str]:
-    """Writes ``shards`` with ``write_one(path, records)`` into a temporary directory and
-    commits them under ``final_names`` only if every shard was written."""
-    directory = temporary_directory(final_names[0])
-    try:
-        written = {}
-        for index, (final, records) in enumerate(zip(final_names, shards)):
-            temporary = os.path.join(directory, f"shard-{index}")
-            write_one(temporary, records)
-            written[final] = temporary
-    except BaseException:
-        shutil.rmtree(directory, ignore_errors=True)
-        raise
-    return commit_shards(written)

@@ -1,94 +1,178 @@
-"""Text files: one element per line (``ReadFromText``), one line per element (``WriteToText``)."""
+"""Text files: one element per line (``ReadFromText``), one line per element (``WriteToText``).
+
+Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (as Hadoop's line reader and Python's universal
+newlines split them) and are UTF-8: a line that is not fails the read, naming the file and the
+line.
+"""
 
 from __future__ import annotations
 
-import io
-import os
+import posixpath
 from dataclasses import dataclass
 from typing import Optional
 
-from panes.errors import PipelineConstructionError
-from panes.io.base import Read, Sink, Source, Write
-from panes.io.files import match_files, shard_names, split_evenly, write_shards
+from panes.errors import PipelineConstructionError, UserCodeError, map_user_fn
+from panes.io.base import Read, Sink, Source, SourceError, Write
+from panes.io.commit import write_and_publish
+from panes.io.filesystem import CompressionTypes
+from panes.io.filesystems import FileSystems
+from panes.io.files import (DEFAULT_SHARD_TEMPLATE, match_files, shard_names, shard_pattern,
+                            split_evenly)
+
+
+class UndecodableLine(SourceError, ValueError):
+    """A line of a text file that is not UTF-8."""
+
+
+def decoded(lines: list, where) -> list:
+    """``lines`` (bytes) as text; the first that is not UTF-8 raises ``UndecodableLine``
+    naming ``where(index)``, where that line is."""
+    try:
+        return [line.decode("utf-8") for line in lines]
+    except UnicodeDecodeError:
+        for index, line in enumerate(lines):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                place = where(index)
+                raise UndecodableLine(place, f"{place} is not UTF-8 ({error.reason} at byte "
+                                             f"{error.start} of the line): re-encode the file "
+                                             f"as UTF-8") from None
+        raise
+
+
+def line_place(path: str, start: int, offset: int):
+    """Where the ``index``-th of lines read from byte ``start`` of ``path``, after ``offset``
+    others, is: ``where(index)``."""
+    def where(index):
+        line = offset + index + 1
+        return f"{path}, line {line}" if start == 0 else \
+            f"{path}, line {line} of the split at byte {start}"
+
+    return where
+
+
+def header_lines(skip_header_lines: int, start: int, offset: int) -> int:
+    """How many of lines read from byte ``start`` of a file, after ``offset`` others, are the
+    file's header."""
+    return max(0, skip_header_lines - offset) if start == 0 else 0
 
 
 @dataclass(frozen=True)
 class TextSource(Source):
     file_pattern: str
     skip_header_lines: int = 0
+    compression_type: str = CompressionTypes.AUTO
 
     def read_records(self):
-        for path in match_files(self.file_pattern):
-            for number, line in enumerate(read_lines(path)):
-                if number >= self.skip_header_lines:
-                    yield line
-
-    def splits(self, size: int) -> list[tuple]:
-        """``(path, start, end)`` byte ranges of about ``size`` bytes covering the files in
-        order, each cut just after a newline, so ``read_lines`` of each range in turn gives
-        the lines of the files (when no header is skipped)."""
-        ranges = []
-        for path in match_files(self.file_pattern):
-            cuts, length = [0], os.path.getsize(path)
-            with open(path, "rb") as raw:
-                for target in range(size, length, size):
-                    if target > cuts[-1]:
-                        raw.seek(target - 1)  # a newline just before the target cuts there
-                        raw.readline()
-                        cuts.append(raw.tell())
-            cuts = sorted(set(cut for cut in cuts if cut < length)) + [length]
-            ranges += [(path, start, end) for start, end in zip(cuts, cuts[1:])]
-        return ranges
-
-
-def read_lines(path: str, start: int = 0, end: Optional[int] = None) -> list[str]:
-    """The lines in bytes ``start`` to ``end`` of a UTF-8 file (both at line starts), without
-    their terminators: any of \\n, \\r\\n and \\r, as Python's universal newlines read them."""
-    with open(path, "rb") as raw:
-        raw.seek(start)
-        data = raw.read() if end is None else raw.read(end - start)
-    lines = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read().split("\n")
-    if lines[-1] == "":
-        lines.pop()  # after the last terminator (or in an empty range)
-    return lines
+        for file in match_files(FileSystems, self.file_pattern):
+            with FileSystems.open(file.path, compression_type=self.compression_type) as stream:
+                lines = stream.read().splitlines()
+            yield from decoded(lines, line_place(file.path, 0, 0))[self.skip_header_lines:]
 
 
 @dataclass(frozen=True)
 class TextSink(Sink):
     file_path_prefix: str
     file_name_suffix: str = ""
-    num_shards: int = 1
-    shard_name_template: str = "-SSSSS-of-NNNNN"
+    num_shards: int = 0
+    shard_name_template: str = DEFAULT_SHARD_TEMPLATE
     header: Optional[str] = None
+    compression_type: str = CompressionTypes.AUTO
 
-    def write_records(self, records) -> list[str]:
-        names = shard_names(self.file_path_prefix, self.file_name_suffix, self.num_shards,
-                            self.shard_name_template)
-        return write_shards(names, split_evenly(list(records), self.num_shards), self.write_shard)
+    def shard_regex(self):
+        return shard_pattern(self.file_path_prefix, self.file_name_suffix,
+                             self.shard_name_template)
 
-    def write_shard(self, path: str, records) -> None:
-        with open(path, "w", encoding="utf-8") as out:
-            if self.header is not None:
-                out.write(self.header + "\n")
-            for record in records:
-                out.write(f"{record}\n")
+    def compression(self) -> str:
+        """The shards' compression: ``AUTO`` follows the file name suffix."""
+        return CompressionTypes.resolved(self.compression_type, self.file_name_suffix)
+
+    def header_bytes(self) -> bytes:
+        return b"" if self.header is None else (self.header + "\n").encode("utf-8")
+
+    def write_records(self, records, label: str = "") -> list[str]:
+        """Writes ``num_shards`` shards (one when the runner may choose) through
+        ``FileSystems``, each a consecutive run of ``records``, and publishes them."""
+        prefix = FileSystems.absolute(self.file_path_prefix)
+        count = self.num_shards or 1
+        names = shard_names(prefix, self.file_name_suffix, count, self.shard_name_template)
+
+        def write(temporary):
+            renames = []
+            for final, shard in zip(names, split_evenly(list(records), count)):
+                path = posixpath.join(temporary, posixpath.basename(final))
+                with FileSystems.create(path, compression_type=self.compression()) as out:
+                    out.write(self.header_bytes())
+                    if shard:
+                        out.write(encoded_lines(label, shard) + b"\n")
+                renames.append((path, final))
+            return renames
+
+        return write_and_publish(FileSystems, prefix, self.shard_regex(), write)
 
 
-def ReadFromText(file_pattern: str, skip_header_lines: int = 0, label=None) -> Read:  # noqa: N802
-    """Reads the lines of the files ``file_pattern`` matches (sorted by path), without newlines."""
+def encoded_lines(label: str, values) -> bytes:
+    """``values`` as UTF-8 lines joined by newlines (Beam's ``ToStringCoder``: ``str``)."""
+    lines = map_user_fn(label, str, values)
+    try:
+        return "\n".join(lines).encode("utf-8")
+    except UnicodeEncodeError:
+        for value, line in zip(values, lines):
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError as error:
+                raise UserCodeError(label, value, error) from None
+        raise
+
+
+def ReadFromText(file_pattern: str, *, compression_type: str = CompressionTypes.AUTO,  # noqa: N802
+                 skip_header_lines: int = 0, label=None) -> Read:
+    """Reads the lines of the files ``file_pattern`` matches (sorted by path), without their
+    terminators; ``skip_header_lines`` of each file are skipped."""
     if not isinstance(file_pattern, str) or not file_pattern:
         raise PipelineConstructionError(
             f"ReadFromText needs a file path or glob pattern, got {file_pattern!r}")
-    return Read(TextSource(file_pattern, skip_header_lines), label=label)
-
-
-def WriteToText(file_path_prefix: str, file_name_suffix: str = "", num_shards: int = 1,  # noqa: N802
-                shard_name_template: str = "-SSSSS-of-NNNNN", header: Optional[str] = None,
-                label=None) -> Write:
-    """Writes each element as a line of ``num_shards`` files named like Beam's
-    (``prefix-00000-of-00001suffix``); the files appear only once all are written."""
-    if not isinstance(num_shards, int) or num_shards < 1:
+    _check_compression("ReadFromText", compression_type)
+    if isinstance(skip_header_lines, bool) or not isinstance(skip_header_lines, int) \
+            or skip_header_lines < 0:
         raise PipelineConstructionError(
-            f"WriteToText needs num_shards >= 1, got {num_shards!r}")
-    return Write(TextSink(file_path_prefix, file_name_suffix, num_shards, shard_name_template,
-                          header), label=label)
+            f"ReadFromText needs skip_header_lines >= 0, got {skip_header_lines!r}")
+    return Read(TextSource(file_pattern, skip_header_lines, compression_type), label=label)
+
+
+def WriteToText(file_path_prefix: str, file_name_suffix: str = "", *,  # noqa: N802
+                num_shards: int = 0, shard_name_template: Optional[str] = None,
+                compression_type: str = CompressionTypes.AUTO, header: Optional[str] = None,
+                label=None) -> Write:
+    """Writes each element as a line of files named like Beam's
+    (``prefix-00000-of-00004suffix``): ``num_shards`` of them, or as many as the runner
+    chooses with 0 (the direct runner one, Spark one per partition). The files appear only
+    once all are written, and ``<prefix>.SUCCESS`` after them."""
+    _check_compression("WriteToText", compression_type)
+    template = DEFAULT_SHARD_TEMPLATE if shard_name_template is None else shard_name_template
+    num_shards = shard_count("WriteToText", num_shards, template)
+    return Write(TextSink(file_path_prefix, file_name_suffix, num_shards, template, header,
+                          compression_type), label=label)
+
+
+def shard_count(transform: str, num_shards, template: str) -> int:
+    """``num_shards``, checked; a template without a shard index (``SSSSS``) names one file,
+    so the runner may not choose more."""
+    if isinstance(num_shards, bool) or not isinstance(num_shards, int) or num_shards < 0:
+        raise PipelineConstructionError(
+            f"{transform} needs num_shards >= 0 (0: the runner chooses), got {num_shards!r}")
+    if "S" in template:
+        return num_shards
+    if num_shards > 1:
+        raise PipelineConstructionError(
+            f"{transform}: shard_name_template {template!r} has no shard index (SSSSS), so it "
+            f"names one file, but num_shards={num_shards}: add SSSSS or write one shard")
+    return 1
+
+
+def _check_compression(transform: str, compression_type) -> None:
+    if not CompressionTypes.is_valid_compression_type(compression_type):
+        raise PipelineConstructionError(
+            f"{transform}: unknown compression_type {compression_type!r}; use "
+            f"CompressionTypes.AUTO, GZIP, BZIP2, ZSTD or UNCOMPRESSED")

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import base64
+import collections
 import dataclasses
 import enum
 import importlib
+import io
 import json
+import pickle
+import types
 
 import cloudpickle
 
@@ -21,6 +25,25 @@ STRUCTURED_MODULES = (
 )
 
 
+def _code_reduce(code):
+    """cloudpickle's reduction of a code object, with its file name kept (cloudpickle writes
+    ``<dynamic-code>``), so that a user function's error names the user's file."""
+    constructor, args = cloudpickle.cloudpickle._code_reduce(code)
+    return constructor, tuple(code.co_filename if arg == "<dynamic-code>" else arg
+                              for arg in args)
+
+
+class _Pickler(cloudpickle.Pickler):
+    dispatch_table = collections.ChainMap({types.CodeType: _code_reduce},
+                                          cloudpickle.Pickler.dispatch_table)
+
+
+def _dumps(obj) -> bytes:
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.DEFAULT_PROTOCOL).dump(obj)
+    return buffer.getvalue()
+
+
 class Pickled:
     """User code or data carried opaquely: cloudpickled once, compared by its bytes."""
 
@@ -32,7 +55,7 @@ class Pickled:
     @classmethod
     def of(cls, obj) -> "Pickled":
         try:
-            payload = cloudpickle.dumps(obj)
+            payload = _dumps(obj)
         except Exception as error:  # cloudpickle raises many types
             raise ValidationError(
                 f"cannot serialize {obj!r} ({type(error).__name__}: {error}); user functions and "

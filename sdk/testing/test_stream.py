@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
 from panes.pvalue import PBegin
-from panes.timestamp import MAX_TIMESTAMP, Duration, to_micros
+from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, Duration, to_micros
 from panes.transforms.ptransform import PrimitiveTransform
 from panes.window import TimestampedValue, WindowedValue
 from panes.windowing.strategy import WindowingStrategy
@@ -26,16 +26,17 @@ class TestStream(PrimitiveTransform):
         self.events: list = []
         self._watermark = None
 
-    def add_elements(self, elements) -> "TestStream":
-        """Adds one bundle; plain values get timestamp -inf unless given as TimestampedValue."""
-        bundle = []
-        for element in elements:
-            if isinstance(element, TimestampedValue):
-                bundle.append((element.value, element.timestamp))
-            elif isinstance(element, WindowedValue):
-                bundle.append((element.value, element.timestamp))
-            else:
-                bundle.append((element, None))
+    def add_elements(self, elements, event_timestamp=None) -> "TestStream":
+        """Adds one bundle. A ``TimestampedValue`` or ``WindowedValue`` keeps its timestamp (not
+        its windows); a plain value is stamped ``event_timestamp``, by default the watermark
+        as it stands (-inf before the first advance), as Beam's TestStream does."""
+        if event_timestamp is None:
+            plain_timestamp = MIN_TIMESTAMP if self._watermark is None else self._watermark
+        else:
+            plain_timestamp = to_micros(event_timestamp)
+        bundle = [(element.value, element.timestamp)
+                  if isinstance(element, (TimestampedValue, WindowedValue))
+                  else (element, plain_timestamp) for element in elements]
         self.events.append((ELEMENTS, bundle))
         return self
 

@@ -1,37 +1,92 @@
-"""assert_that and matchers, checked against the run's captured output."""
+"""assert_that and its matchers, as Beam's ``apache_beam.testing.util``; an assertion is
+checked against the run's captured output when the pipeline has run."""
 
 from __future__ import annotations
 
+import glob
+import io
 from collections import Counter
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from panes.testing.capture import Capture, Materialized, _ids
+from panes.window import PANE_NO_FIRING
 
 
 class BeamAssertException(AssertionError):
     """An ``assert_that`` did not hold."""
 
 
-def equal_to(expected):
-    """Matcher: the actual values equal ``expected`` as multisets (order does not matter)."""
+class TestWindowedValue(NamedTuple):
+    """What a matcher sees of each element with ``reify_windows=True``."""
+
+    __test__ = False  # not a pytest test class
+
+    value: Any
+    timestamp: Any
+    windows: list
+    pane_info: Any = PANE_NO_FIRING
+
+
+def equal_to(expected, equals_fn=None):
+    """Matcher: the actual values equal ``expected`` as multisets; order does not matter, also
+    inside nested lists. ``equals_fn(expected, actual)`` compares elements instead of ``==``."""
     expected = list(expected)
 
     def match(actual):
-        if _multiset(actual) != _multiset(expected):
-            missing = _diff(expected, actual)
-            unexpected = _diff(actual, expected)
-            raise BeamAssertException(
-                f"Failed assert: {expected!r} == {actual!r}, "
-                f"missing elements {missing!r}, unexpected elements {unexpected!r}")
+        actual = list(actual)
+        if equals_fn is None:
+            if _multiset(actual) == _multiset(expected):
+                return
+            missing, unexpected = _diff(expected, actual), _diff(actual, expected)
+        else:
+            missing, unexpected = _diff_by(expected, actual, equals_fn)
+            if not missing and not unexpected:
+                return
+        message = f"Failed assert: {expected!r} == {actual!r}"
+        if unexpected:
+            message += f", unexpected elements {unexpected!r}"
+        if missing:
+            message += f", missing elements {missing!r}"
+        raise BeamAssertException(message)
 
     return match
 
 
 def is_empty():
     def match(actual):
+        actual = list(actual)
         if actual:
-            raise BeamAssertException(f"Failed assert: expected no elements, got {actual!r}")
+            raise BeamAssertException(f"Failed assert: [] == {actual!r}")
 
     return match
+
+
+def is_not_empty():
+    def match(actual):
+        if not list(actual):
+            raise BeamAssertException("Failed assert: pcol is empty")
+
+    return match
+
+
+def contains_in_any_order(iterable):
+    """An object equal to any iterable with the same items, in any order."""
+
+    class InAnyOrder:
+        def __init__(self, items):
+            self._counter = Counter(items)
+
+        def __eq__(self, other):
+            return self._counter == Counter(other)
+
+        def __hash__(self):
+            return hash(frozenset(self._counter.items()))
+
+        def __repr__(self):
+            return f"InAnyOrder({self._counter})"
+
+    return InAnyOrder(iterable)
 
 
 def _multiset(values) -> Counter:
@@ -62,18 +117,61 @@ def _diff(left, right) -> list:
     return missing
 
 
-def assert_that(actual, matcher, label: str = "assert_that", reify_windows: bool = False):
-    """Checks ``matcher(values)`` after the pipeline runs; with ``reify_windows`` the matcher
-    sees ``(value, timestamp_micros, window)`` triples instead of values."""
+def _diff_by(expected, actual, equals_fn) -> tuple[list, list]:
+    """(missing, unexpected) when elements are matched pairwise by ``equals_fn``."""
+    missing, unexpected = list(expected), []
+    for element in actual:
+        index = next((i for i, e in enumerate(missing) if equals_fn(e, element)), None)
+        if index is None:
+            unexpected.append(element)
+        else:
+            missing.pop(index)
+    return missing, unexpected
+
+
+def assert_that(actual, matcher, label: str = "assert_that", reify_windows: bool = False,
+                use_global_window: bool = True):
+    """Checks ``matcher(values)`` once the pipeline has run; a label already in use gets a
+    number (``assert_that_2``), as in Beam. With ``reify_windows`` the matcher sees a
+    ``TestWindowedValue`` per element and window; without ``use_global_window`` it is called
+    once per window with ``(values, window)``."""
+    pipeline = actual.pipeline
+    if pipeline.result is not None:
+        raise RuntimeError(
+            "assert_that must be used within a Pipeline context, before the pipeline runs: "
+            "move the assert_that call into the `with Pipeline() as p:` block")
+    if label in pipeline.applied_labels:
+        index = 2
+        while f"{label}_{index}" in pipeline.applied_labels:
+            index += 1
+        label = f"{label}_{index}"
     handle = Materialized(f"assert-{next(_ids)}")
     actual | label >> Capture(handle)
 
     def check(result):
         handle._fill(result)
+        values = [wv.value for wv in handle.windowed_values]
         if reify_windows:
-            matcher([(wv.value, wv.timestamp, window)
-                     for wv in handle.windowed_values for window in wv.windows])
-        else:
-            matcher([wv.value for wv in handle.windowed_values])
+            values = [TestWindowedValue(wv.value, wv.timestamp, [window], wv.pane)
+                      for wv in handle.windowed_values for window in wv.windows]
+        if use_global_window:
+            matcher(values)
+            return
+        for window, in_window in _by_window(handle.windowed_values, values).items():
+            matcher((in_window, window))
 
-    actual.pipeline.post_run_checks.append(check)
+    pipeline.post_run_checks.append(check)
+
+
+def _by_window(windowed_values, values) -> dict:
+    by_window: dict = {}
+    for wv, value in zip(windowed_values, values):
+        for window in wv.windows:
+            by_window.setdefault(window, []).append(value)
+    return by_window
+
+
+def open_shards(glob_pattern: str, mode: str = "rt", encoding: str = "utf-8"):
+    """The concatenated contents of the files ``glob_pattern`` matches, as an open stream."""
+    data = b"".join(Path(path).read_bytes() for path in sorted(glob.glob(glob_pattern)))
+    return io.BytesIO(data) if "b" in mode else io.StringIO(data.decode(encoding))

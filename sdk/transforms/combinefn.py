@@ -14,9 +14,9 @@ class CombineFn:
     def add_input(self, accumulator, element):
         raise NotImplementedError
 
-    def add_inputs(self, accumulator, elements):
+    def add_inputs(self, accumulator, elements, *args, **kwargs):
         for element in elements:
-            accumulator = self.add_input(accumulator, element)
+            accumulator = self.add_input(accumulator, element, *args, **kwargs)
         return accumulator
 
     def merge_accumulators(self, accumulators):
@@ -28,9 +28,12 @@ class CombineFn:
     def compact(self, accumulator):
         return accumulator
 
-    def apply(self, elements):
-        """Combines a whole iterable at once."""
-        return self.extract_output(self.add_inputs(self.create_accumulator(), elements))
+    def apply(self, elements, *args, **kwargs):
+        """Combines a whole iterable at once; extra arguments (side inputs) go to every
+        method, as in Beam."""
+        accumulator = self.create_accumulator(*args, **kwargs)
+        return self.extract_output(self.add_inputs(accumulator, elements, *args, **kwargs),
+                                   *args, **kwargs)
 
     def default_label(self) -> str:
         return type(self).__name__
@@ -79,3 +82,6 @@ class CallableWrapperCombineFn(CombineFn):
 
     def compact(self, accumulator):
         return [self.fn(accumulator)] if len(accumulator) > 1 else accumulator
+
+    def apply(self, elements, *args, **kwargs):
+        return self.fn(list(elements), *args, **kwargs)

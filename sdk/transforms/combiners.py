@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+from panes.transforms import core  # noqa: F401 - Beam code reaches core through combiners
 from panes.transforms.combinefn import CombineFn
 
 
@@ -135,6 +136,47 @@ class ToListCombineFn(CombineFn):
         return list(accumulator)
 
 
+class ToDictCombineFn(CombineFn):
+    """``(key, value)`` elements as a dict (a later value of a key wins, in no guaranteed
+    order, as in Beam)."""
+
+    def create_accumulator(self):
+        return {}
+
+    def add_input(self, accumulator, element):
+        key, value = element
+        accumulator[key] = value
+        return accumulator
+
+    def merge_accumulators(self, accumulators):
+        return {key: value for accumulator in accumulators for key, value in accumulator.items()}
+
+    def extract_output(self, accumulator):
+        return dict(accumulator)
+
+
+class ToSetCombineFn(CombineFn):
+    """The distinct elements as a set."""
+
+    def create_accumulator(self):
+        return set()
+
+    def add_input(self, accumulator, element):
+        accumulator.add(element)
+        return accumulator
+
+    def merge_accumulators(self, accumulators):
+        return set().union(*accumulators)
+
+    def extract_output(self, accumulator):
+        return set(accumulator)
+
+
+# Beam's names for the combiners above.
+CountCombineFn = CountFn
+MeanCombineFn = MeanFn
+
+
 class ReduceFn(CombineFn):
     """Folds the elements with an associative, commutative binary ``fn`` (Flink's reduce);
     None for no elements."""
@@ -242,10 +284,20 @@ class Top:
         return Top.PerKey(n, reverse=True, label=label)
 
 
-class ToList:
-    """``ToList()``: all elements of each window as one list (Beam's ``combiners.ToList``)."""
-
-    def __new__(cls, label="ToList"):
+def _combined_globally(name, fn_class, doc):
+    def transform(label=name):
         from panes.transforms.core import CombineGlobally
 
-        return CombineGlobally(ToListCombineFn(), label=label)
+        return CombineGlobally(fn_class(), label=label)
+
+    transform.__name__ = transform.__qualname__ = name
+    transform.__doc__ = doc
+    return transform
+
+
+ToList = _combined_globally(
+    "ToList", ToListCombineFn, "All elements of each window as one list (Beam's ToList()).")
+ToDict = _combined_globally(
+    "ToDict", ToDictCombineFn, "The (key, value) elements of each window as one dict.")
+ToSet = _combined_globally(
+    "ToSet", ToSetCombineFn, "The distinct elements of each window as one set.")

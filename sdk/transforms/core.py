@@ -48,6 +48,12 @@ class Create(SourceTransform):
     def ir_payload(self):
         return {"values": self.values, **self.source_timing()}
 
+    def infer_output_type(self, input_type):
+        from panes.typehints.typehints import instance_to_type, union_of
+
+        return union_of(instance_to_type(v.value if isinstance(v, TimestampedValue) else v)
+                        for v in self.values)
+
 
 # -- ParDo and its function-based forms ---------------------------------------------------------
 
@@ -89,6 +95,27 @@ class ParDo(PrimitiveTransform):
     def side_inputs(self) -> list:
         return [a for a in (*self.args, *self.kwargs.values()) if isinstance(a, AsSideInput)]
 
+    def input_type_hint(self):
+        from panes.typehints.decorators import declared_hints
+
+        if self._input_type_hint is not None:
+            return self._input_type_hint
+        return declared_hints(self.fn.fn if isinstance(self.fn, CallableWrapperDoFn)
+                              else self.fn)[0]
+
+    def infer_output_type(self, input_type):
+        from panes.typehints.decorators import declared_hints
+        from panes.typehints.typehints import iterable_element_type
+
+        if not isinstance(self.fn, CallableWrapperDoFn):
+            return declared_hints(self.fn)[1]
+        if self.fn.mode == "filter":
+            return input_type
+        output = declared_hints(self.fn.fn)[1]
+        if output is None or self.fn.mode == "map":
+            return output
+        return iterable_element_type(output)
+
     def expand(self, pcoll):
         pcoll = require_pcollection(self, pcoll, _label_of(self))
         pipeline = pcoll.pipeline
@@ -115,10 +142,15 @@ def _copy(transform):
     return copy.copy(transform)
 
 
-def _callable_pardo(name, fn, mode, args, kwargs):
+def _callable_pardo(name, fn, mode, args, kwargs, wrapped=None):
+    """A ParDo of ``fn`` labelled ``name(<fn's label>)``; ``wrapped`` runs in its place (the
+    tuple-unpacking forms)."""
     if not callable(fn):
         raise PipelineConstructionError(f"{name} needs a callable, got {type(fn).__name__} {fn!r}")
-    pardo = ParDo(CallableWrapperDoFn(fn, mode), *args, **kwargs)
+    from panes.transforms.ptransform import label_from_callable
+
+    dofn = CallableWrapperDoFn(wrapped or fn, mode, label_from_callable(fn))
+    pardo = ParDo(dofn, *args, **kwargs)
     pardo.kind_name = name
     return pardo
 
@@ -133,10 +165,14 @@ def Map(fn, *args, **kwargs):  # noqa: N802 - Beam's name
     return _as_callable(_callable_pardo("Map", fn, "map", args, kwargs))
 
 
-def FlatMap(fn=None, *args, **kwargs):  # noqa: N802
+def identity(element):
+    """FlatMap's default function: the element (an iterable) itself."""
+    return element
+
+
+def FlatMap(fn=identity, *args, **kwargs):  # noqa: N802
     """Zero or more outputs per element: every item of ``fn(element, *args)``."""
-    return _as_callable(_callable_pardo("FlatMap", fn if fn is not None else (lambda x: x),
-                                        "flat_map", args, kwargs))
+    return _as_callable(_callable_pardo("FlatMap", fn, "flat_map", args, kwargs))
 
 
 def Filter(fn, *args, **kwargs):  # noqa: N802
@@ -146,8 +182,14 @@ def Filter(fn, *args, **kwargs):  # noqa: N802
 
 def MapTuple(fn, *args, **kwargs):  # noqa: N802
     """``Map`` with the element's tuple unpacked into arguments."""
-    return _as_callable(_callable_pardo("MapTuple", lambda e, *a, **k: fn(*e, *a, **k),
-                                        "map", args, kwargs))
+    return _as_callable(_callable_pardo("MapTuple", fn, "map", args, kwargs,
+                                        lambda e, *a, **k: fn(*e, *a, **k)))
+
+
+def FlatMapTuple(fn, *args, **kwargs):  # noqa: N802
+    """``FlatMap`` with the element's tuple unpacked into arguments."""
+    return _as_callable(_callable_pardo("FlatMapTuple", fn, "flat_map", args, kwargs,
+                                        lambda e, *a, **k: fn(*e, *a, **k)))
 
 
 def _as_callable(pardo):
@@ -183,12 +225,24 @@ class WindowInto(PrimitiveTransform):
         return f"WindowInto({type(self.strategy.window_fn).__name__})"
 
     def expand(self, pcoll):
+        """Checks the strategy as Beam's GroupByKey does (a trigger that may finish and lose data
+        needs ``allow_unsafe_triggers`` here or as a pipeline option), when it is applied."""
+        from panes.windowing import validate_strategy
+
         pcoll = require_pcollection(self, pcoll, _label_of(self))
+        allow_unsafe = self.allow_unsafe_triggers or pcoll.pipeline.options.allow_unsafe_triggers
+        try:
+            validate_strategy(self.strategy, _label_of(self), bool(allow_unsafe))
+        except ValueError as error:
+            raise PipelineConstructionError(str(error)) from None
         return pcoll.pipeline.new_output(windowing=self.strategy, element_kind=pcoll.element_kind)
 
     def ir_payload(self):
         return {"window_fn": self.strategy.window_fn,
                 "allow_unsafe_triggers": self.allow_unsafe_triggers}
+
+    def infer_output_type(self, input_type):
+        return input_type
 
 
 def _strategy(windowfn, trigger, accumulation_mode, timestamp_combiner, allowed_lateness, evictor):
@@ -230,6 +284,7 @@ class _Grouping(PrimitiveTransform):
     """Shared by GroupByKey and CombinePerKey: keyed input, optional late-data output."""
 
     late_output = False
+    key_coder = None  # set on the inner grouping of one that groups keys by their encoding
 
     def with_late_output(self, tag: str = "late"):
         """Also output elements dropped as too late, as the tagged output ``tag``
@@ -245,12 +300,34 @@ class _Grouping(PrimitiveTransform):
                 f"{type(self).__name__} '{_label_of(self)}' needs (key, value) pairs, but its input "
                 f"{pcoll} holds other elements; key them first, e.g. | WithKeys(fn) or "
                 f"| Map(lambda x: (key(x), x))")
+        from panes.coders import registry
+        from panes.typehints.typehints import key_value_types
+
+        if registry.custom_types and self.key_coder is None:
+            coder = registry.custom_coder(key_value_types(pcoll.element_type)[0])
+            if coder is not None:
+                return self._grouped_by_encoding(pcoll, coder)
         pipeline = pcoll.pipeline
         main = pipeline.new_output("main", downstream_strategy(pcoll.windowing), element_kind="kv")
         if not self.late_output:
             return main
         late = pipeline.new_output(self.late_output, pcoll.windowing, element_kind="kv")
         return DoOutputsTuple({"main": main, self.late_output: late})
+
+    def _grouped_by_encoding(self, pcoll, coder):
+        """Groups keys by their encoding with the key type's registered coder, as Beam groups
+        by the key coder's bytes: keys are encoded, grouped, then decoded."""
+        inner = _copy(self)
+        inner.key_coder = coder
+        grouped = (pcoll | "EncodeKeys" >> Map(lambda kv: (coder.encode(kv[0]), kv[1]))
+                   | type(self).__name__ >> inner)
+
+        def decoded(out, label):
+            return out | label >> Map(lambda kv: (coder.decode(kv[0]), kv[1]))
+
+        if not isinstance(grouped, DoOutputsTuple):
+            return decoded(grouped, "DecodeKeys")
+        return DoOutputsTuple({pc.tag: decoded(pc, f"DecodeKeys({pc.tag})") for pc in grouped})
 
     def ir_payload(self):
         return {"late_output": self.late_output or None}
@@ -261,6 +338,12 @@ class GroupByKey(_Grouping):
 
     ir_kind = "group_by_key"
 
+    def infer_output_type(self, input_type):
+        from panes.typehints.typehints import Iterable, Tuple, key_value_types
+
+        key, value = key_value_types(input_type)
+        return Tuple[key, Iterable[value]]
+
 
 class CombinePerKey(_Grouping):
     """Combines the values of each key and window with a CombineFn or a function like ``sum``."""
@@ -269,18 +352,37 @@ class CombinePerKey(_Grouping):
 
     def __init__(self, fn, *args, **kwargs):
         super().__init__(kwargs.pop("label", None))
+        from panes.transforms.ptransform import label_from_callable
+
         try:
             self.fn = CombineFn.maybe_from_callable(fn)
         except TypeError as error:
             raise PipelineConstructionError(f"CombinePerKey: {error}") from error
-        if args or kwargs:
+        self.fn_label = label_from_callable(fn)
+        self.side_arguments = None
+        if any(isinstance(a, AsSideInput) for a in (*args, *kwargs.values())):
+            self.side_arguments = (args, kwargs)
+        elif args or kwargs:
             self.fn = _BoundCombineFn(self.fn, args, kwargs)
 
+    def expand(self, pcoll):
+        if self.side_arguments is None:
+            return super().expand(pcoll)
+        fn, (args, kwargs) = self.fn, self.side_arguments
+        return (pcoll | "GroupByKey" >> GroupByKey()
+                | "Combine" >> Map(lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)),
+                                   *args, **kwargs))
+
     def default_label(self) -> str:
-        return f"CombinePerKey({self.fn.default_label()})"
+        return f"CombinePerKey({self.fn_label})"
 
     def ir_payload(self):
         return {"combine_fn": self.fn, **super().ir_payload()}
+
+    def infer_output_type(self, input_type):
+        from panes.typehints.typehints import Any, Tuple, key_value_types
+
+        return Tuple[key_value_types(input_type)[0], Any]
 
 
 class _BoundCombineFn(CombineFn):
@@ -315,9 +417,16 @@ class CombineGlobally(PTransform):
         super().__init__(kwargs.pop("label", None))
         self.combine = CombinePerKey(fn, *args, **kwargs)
         self.has_defaults = True
+        self.as_view = False
 
     def default_label(self) -> str:
-        return f"CombineGlobally({self.combine.fn.default_label()})"
+        return f"CombineGlobally({self.combine.fn_label})"
+
+    def as_singleton_view(self):
+        """Applied, gives ``AsSingleton`` of the result: a side input for other transforms."""
+        transform = _copy(self)
+        transform.as_view = True
+        return transform
 
     def without_defaults(self):
         transform = _copy(self)
@@ -325,7 +434,19 @@ class CombineGlobally(PTransform):
         return transform
 
     def expand(self, pcoll):
+        from panes.pvalue import AsSingleton
+
+        combined = self._combined(pcoll)
+        return AsSingleton(combined) if self.as_view else combined
+
+    def _combined(self, pcoll):
         pcoll = require_pcollection(self, pcoll, _label_of(self))
+        if self.has_defaults and not _in_global_window(pcoll.windowing.window_fn):
+            raise PipelineConstructionError(
+                f"{_label_of(self)}: Default values are not yet supported in CombineGlobally() "
+                f"if the output PCollection is not windowed by GlobalWindows. Instead, use "
+                f"CombineGlobally().without_defaults() to output an empty PCollection if the "
+                f"input PCollection is empty.")
         combined = (pcoll
                     | "KeyWithNone" >> Map(lambda value: (None, value))
                     | "CombinePerKey" >> self.combine
@@ -333,24 +454,39 @@ class CombineGlobally(PTransform):
         if not self.has_defaults or not pcoll.windowing.is_default():
             return combined
         fn = self.combine.fn
+        args, kwargs = self.combine.side_arguments or ((), {})
         from panes.pvalue import AsList
 
         return (pcoll.pipeline
                 | "DoOnce" >> Create([None])
-                | "InjectDefault" >> Map(lambda _, results: results[0] if results else fn.apply([]),
-                                         AsList(combined)))
+                | "InjectDefault" >> Map(
+                    lambda _, results, *a, **k: results[0] if results else fn.apply([], *a, **k),
+                    AsList(combined), *args, **kwargs))
+
+
+def _in_global_window(window_fn) -> bool:
+    """Whether ``window_fn`` puts every element in the global window (count windows do too)."""
+    from panes.window import CountWindows, GlobalWindows
+
+    return isinstance(window_fn, (GlobalWindows, CountWindows))
 
 
 class CombineValues(PTransform):
-    """Combines the iterable value of each ``(key, values)`` element."""
+    """Combines the iterable value of each ``(key, values)`` element; extra arguments (side
+    inputs too) go to the combiner."""
 
     def __init__(self, fn, *args, **kwargs):
         super().__init__(kwargs.pop("label", None))
-        self.fn = CombinePerKey(fn, *args, **kwargs).fn
+        combine = CombinePerKey(fn)
+        self.fn, self.fn_label, self.args, self.kwargs = combine.fn, combine.fn_label, args, kwargs
+
+    def default_label(self) -> str:
+        return f"CombineValues({self.fn_label})"
 
     def expand(self, pcoll):
         fn = self.fn
-        return pcoll | "Combine" >> Map(lambda kv: (kv[0], fn.apply(kv[1])))
+        return pcoll | "Combine" >> Map(lambda kv, *a, **k: (kv[0], fn.apply(kv[1], *a, **k)),
+                                        *self.args, **self.kwargs)
 
 
 class Flatten(PrimitiveTransform):
@@ -373,6 +509,9 @@ class Flatten(PrimitiveTransform):
         kinds = {pc.element_kind for pc in pcolls}
         return pcolls[0].pipeline.new_output(
             windowing=pcolls[0].windowing, element_kind=kinds.pop() if len(kinds) == 1 else "unknown")
+
+    def infer_output_type(self, input_type):
+        return input_type
 
 
 class Partition(PTransform):

@@ -51,14 +51,18 @@ class DoFn:
 
 
 class CallableWrapperDoFn(DoFn):
-    """Adapts a plain function for Map, FlatMap and Filter."""
+    """Adapts a plain function for Map, FlatMap and Filter; ``label`` names the function the
+    user gave (MapTuple wraps it)."""
 
-    def __init__(self, fn, mode: str):
+    def __init__(self, fn, mode: str, label: str | None = None):
+        from panes.transforms.ptransform import label_from_callable
+
         self.fn = fn
         self.mode = mode  # "map", "flat_map" or "filter"
+        self.label = label or label_from_callable(fn)
 
     def default_label(self) -> str:
-        return getattr(self.fn, "__name__", type(self.fn).__name__)
+        return self.label
 
     def process(self, element, *args, **kwargs):
         raise AssertionError("CallableWrapperDoFn is invoked by the DoFn runner directly")

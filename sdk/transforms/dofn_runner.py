@@ -10,6 +10,7 @@ import inspect
 from panes.errors import UserCodeError
 from panes.pvalue import TaggedOutput
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
+from panes.timestamp import check_timestamps
 from panes.window import TimestampedValue, WindowedValue
 
 _PARAMS = {
@@ -123,10 +124,11 @@ class DoFnRunner:
         if isinstance(item, TaggedOutput):
             tag, item = item.tag, item.value
         tag = self._check_tag(tag, wv.value)
-        if isinstance(item, TimestampedValue):
+        if isinstance(item, (TimestampedValue, WindowedValue)):
+            check_timestamps(self.label, (item.timestamp,), (wv.value,))
+            if isinstance(item, WindowedValue):
+                return tag, item
             return tag, WindowedValue(item.value, item.timestamp, wv.windows, wv.pane)
-        if isinstance(item, WindowedValue):
-            return tag, item
         return tag, WindowedValue(item, wv.timestamp, wv.windows, wv.pane)
 
     def _check_tag(self, tag, element):

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import copy
+import functools
+import os
 
 from panes.errors import PipelineConstructionError
 from panes.pvalue import PBegin, PCollection, PValue
+from panes.typehints.decorators import HINTS_ATTRIBUTE
 
 
 class PTransform:
     """Turns input PValues into output PValues; composites override ``expand``."""
 
     label: str | None = None
+    _input_type_hint = None
+    _output_type_hint = None
 
     def __init__(self, label: str | None = None):
         self.label = label
@@ -19,18 +24,37 @@ class PTransform:
     def default_label(self) -> str:
         return type(self).__name__
 
+    def with_input_types(self, input_type_hint, *side_inputs_arg_hints,
+                         **side_input_kwarg_hints):
+        """Declares the element type this transform takes; checked when it is applied."""
+        self._input_type_hint = input_type_hint
+        return self
+
+    def with_output_types(self, type_hint):
+        """Declares the element type of this transform's main output."""
+        self._output_type_hint = type_hint
+        return self
+
+    def input_type_hint(self):
+        """The element type this transform declares it takes, or None."""
+        return self._input_type_hint
+
+    def infer_output_type(self, input_type):
+        """The element type of the main output of a primitive, given its input's (None:
+        unknown); ``with_output_types`` overrides it."""
+        return None
+
     def expand(self, input_or_inputs):
         raise NotImplementedError(f"{type(self).__name__} must implement expand()")
 
     def __rrshift__(self, label):
-        if not isinstance(label, str) or not label:
+        """``'Label' >> transform``; an empty label keeps the transform's own (as in Beam)."""
+        if not isinstance(label, str):
             raise PipelineConstructionError(
-                f"a transform label must be a non-empty string, got {label!r}: "
+                f"a transform label must be a string, got {label!r}: "
                 f"write 'MyLabel' >> {type(self).__name__}(...)")
-        if "/" in label:
-            raise PipelineConstructionError(
-                f"transform label {label!r} contains '/', which separates nested labels; "
-                f"use another character")
+        if not label:
+            return self
         labelled = copy.copy(self)
         labelled.label = label
         return labelled
@@ -99,6 +123,50 @@ class SourceTransform(PrimitiveTransform):
                 "arrival_fn": self.arrival_fn}
 
 
+class _PTransformFnPTransform(PTransform):
+    """The transform a ``ptransform_fn`` function makes: its expansion calls the function."""
+
+    def __init__(self, fn, *args, **kwargs):
+        super().__init__()
+        self._fn, self._args, self._kwargs = fn, args, kwargs
+
+    def default_label(self) -> str:
+        if self._args:
+            return f"{label_from_callable(self._fn)}({label_from_callable(self._args[0])})"
+        return label_from_callable(self._fn)
+
+    def expand(self, pcoll):
+        return self._fn(pcoll, *self._args, **self._kwargs)
+
+
+def ptransform_fn(fn):
+    """Makes a function ``fn(pcoll, *args, **kwargs)`` into a factory of transforms, as
+    Beam's decorator: ``pcoll | MyTransform(arg)``. Type hints decorating the factory are the
+    transform's."""
+
+    @functools.wraps(fn)
+    def callable_ptransform_factory(*args, **kwargs):
+        transform = _PTransformFnPTransform(fn, *args, **kwargs)
+        hints = getattr(callable_ptransform_factory, HINTS_ATTRIBUTE, {})
+        transform._input_type_hint = hints.get("input")
+        transform._output_type_hint = hints.get("output")
+        return transform
+
+    return callable_ptransform_factory
+
+
+def label_from_callable(fn) -> str:
+    """Beam's default label part for a function: its ``default_label()``, its name, or for a
+    lambda ``<lambda at file.py:line>`` (so that unlabelled lambdas do not collide)."""
+    if hasattr(fn, "default_label"):
+        return fn.default_label()
+    name = getattr(fn, "__name__", None)
+    if name == "<lambda>":
+        code = fn.__code__
+        return f"<lambda at {os.path.basename(code.co_filename)}:{code.co_firstlineno}>"
+    return name or str(fn)
+
+
 def _pipeline_of(left, transform):
     from panes.pipeline import Pipeline
 
@@ -106,6 +174,14 @@ def _pipeline_of(left, transform):
         return left
     if isinstance(left, PValue):
         return left.pipeline
+    if isinstance(left, (dict, list, tuple)) and not left and hasattr(transform, "pipeline"):
+        if isinstance(transform.pipeline, Pipeline):  # e.g. {} | CoGroupByKey(pipeline=p)
+            return transform.pipeline
+        raise PipelineConstructionError(
+            f"{transform.default_label()} of no collections needs its pipeline: "
+            f"{{}} | {transform.default_label()}(pipeline=p)")
+    if isinstance(left, dict):
+        left = list(left.values())
     if isinstance(left, (list, tuple)) and left and all(isinstance(p, PCollection) for p in left):
         pipelines = {id(p.pipeline) for p in left}
         if len(pipelines) > 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from panes.errors import UserCodeError, map_user_fn
-from panes.timestamp import MICROS_PER_SECOND, MIN_TIMESTAMP, to_micros
+from panes.timestamp import MICROS_PER_SECOND, MIN_TIMESTAMP, check_timestamps, to_micros
 from panes.window import GLOBAL_WINDOW, TimestampedValue, WindowedValue
 
 GLOBAL_WINDOWS = (GLOBAL_WINDOW,)
@@ -31,8 +31,11 @@ def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
         return records, [MIN_TIMESTAMP] * len(records)
     times = map_user_fn(label, timestamp_fn, records)
     if set(map(type, times)) == {int}:
-        return records, [time * MICROS_PER_SECOND for time in times]
-    return records, map_user_fn(label, to_micros, times, records)
+        timestamps = [time * MICROS_PER_SECOND for time in times]
+    else:
+        timestamps = map_user_fn(label, to_micros, times, records)
+    check_timestamps(label, timestamps, records)
+    return records, timestamps
 
 
 def source_value(label: str, record, timestamp_fn=None) -> tuple:
@@ -46,4 +49,5 @@ def source_value(label: str, record, timestamp_fn=None) -> tuple:
             timestamp = to_micros(timestamp_fn(value))
         except Exception as error:
             raise UserCodeError(label, value, error) from error
+    check_timestamps(label, (timestamp,), (value,))
     return value, timestamp

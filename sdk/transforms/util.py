@@ -1,9 +1,15 @@
-"""Small composite transforms over key-value pairs, as in Beam's ``transforms.util``."""
+"""Composite transforms over keys, values and strings, as in Beam's ``transforms.util``."""
 
 from __future__ import annotations
 
-from panes.transforms.core import CombinePerKey, Map
-from panes.transforms.ptransform import PTransform
+import re
+
+from panes.pvalue import PCollection
+from panes.transforms.core import (  # noqa: F401 - Reshuffle is Beam's util name too
+    CombinePerKey, Create, FlatMap, Flatten, GroupByKey, Map, MapTuple, Reshuffle,
+)
+from panes.transforms.ptransform import PTransform, ptransform_fn
+from panes.typehints.decorators import with_input_types, with_output_types
 
 
 def Keys(label="Keys"):  # noqa: N802 - Beam's name
@@ -36,3 +42,151 @@ class Distinct(PTransform):
                 | "PairWithNone" >> Map(lambda element: (element, None))
                 | "OnePerElement" >> CombinePerKey(lambda values: None)
                 | "Elements" >> Map(lambda kv: kv[0]))
+
+
+class CoGroupByKey(PTransform):
+    """Groups several collections of ``(key, value)`` pairs by key, per window. From a dict
+    ``{tag: pcoll}`` each output is ``(key, {tag: [values], ...})``; from a tuple or list of
+    collections, ``(key, ([values of the first], [of the second], ...))``. ``pipeline`` is
+    needed only when there are no inputs."""
+
+    def __init__(self, *, pipeline=None, label=None):
+        super().__init__(label)
+        self.pipeline = pipeline
+
+    def expand(self, pcolls):
+        if isinstance(pcolls, PCollection):
+            pcolls = (pcolls,)
+        tags = list(pcolls) if isinstance(pcolls, dict) else list(range(len(pcolls)))
+        inputs = list(pcolls.values()) if isinstance(pcolls, dict) else list(pcolls)
+        if not inputs:
+            inputs, tags = [self.pipeline | "Empty" >> Create([])], [0]
+        tagged = [pcoll | f"Tag[{tag}]" >> MapTuple(lambda key, value, t=index: (key, (t, value)))
+                  for index, (tag, pcoll) in enumerate(zip(tags, inputs))]
+        count, as_dict = len(inputs), isinstance(pcolls, dict)
+
+        def collect(key, tagged_values):
+            grouped = [[] for _ in range(count)]
+            for index, value in tagged_values:
+                grouped[index].append(value)
+            return key, dict(zip(tags, grouped)) if as_dict else tuple(grouped)
+
+        return (tagged | "Flatten" >> Flatten() | "GroupByKey" >> GroupByKey()
+                | "CollectValues" >> MapTuple(collect))
+
+
+class Regex:
+    """Beam's regular-expression transforms over strings; ``regex`` is a pattern string or a
+    compiled pattern, groups are numbers or names."""
+
+    ALL = "__regex_all_groups"
+
+    @staticmethod
+    @with_input_types(str)
+    @with_output_types(str)
+    @ptransform_fn
+    def matches(pcoll, regex, group=0):
+        """The ``group`` of each element whose beginning matches."""
+        return _each(pcoll, regex, lambda r, element: _group_of(r.match(element), group))
+
+    @staticmethod
+    @with_input_types(str)
+    @ptransform_fn
+    def all_matches(pcoll, regex):
+        """All groups (0 first) of each element whose beginning matches."""
+        def groups(r, element):
+            match = r.match(element)
+            return [[match.group(i) for i in range(match.lastindex + 1)]] if match else []
+
+        return _each(pcoll, regex, groups)
+
+    @staticmethod
+    @with_input_types(str)
+    @ptransform_fn
+    def matches_kv(pcoll, regex, keyGroup, valueGroup=0):  # noqa: N803 - Beam's names
+        """``(keyGroup, valueGroup)`` of each element whose beginning matches."""
+        return _each(pcoll, regex, lambda r, element: [
+            (m.group(keyGroup), m.group(valueGroup)) for m in [r.match(element)] if m])
+
+    @staticmethod
+    @with_input_types(str)
+    @with_output_types(str)
+    @ptransform_fn
+    def find(pcoll, regex, group=0):
+        """The ``group`` of the first match anywhere in each element."""
+        return _each(pcoll, regex, lambda r, element: _group_of(r.search(element), group))
+
+    @staticmethod
+    @with_input_types(str)
+    @ptransform_fn
+    def find_all(pcoll, regex, group=0, outputEmpty=True):  # noqa: N803
+        """For each element, the list of every match's ``group`` (with ``Regex.ALL``,
+        ``(match, first group)`` pairs); empty matches only with ``outputEmpty``."""
+        def found(r, element):
+            matches = r.finditer(element)
+            if group == Regex.ALL:
+                return [[(m.group(), m.groups()[0]) for m in matches
+                         if outputEmpty or m.groups()[0]]]
+            return [[m.group(group) for m in matches if outputEmpty or m.group(group)]]
+
+        return _each(pcoll, regex, found)
+
+    @staticmethod
+    @with_input_types(str)
+    @ptransform_fn
+    def find_kv(pcoll, regex, keyGroup, valueGroup=0):  # noqa: N803
+        """``(keyGroup, valueGroup)`` of every match anywhere in each element."""
+        return _each(pcoll, regex, lambda r, element: [
+            (m.group(keyGroup), m.group(valueGroup)) for m in r.finditer(element)])
+
+    @staticmethod
+    @with_input_types(str)
+    @with_output_types(str)
+    @ptransform_fn
+    def replace_all(pcoll, regex, replacement):
+        """Each element with every match replaced."""
+        return _each(pcoll, regex, lambda r, element: [r.sub(replacement, element)])
+
+    @staticmethod
+    @with_input_types(str)
+    @with_output_types(str)
+    @ptransform_fn
+    def replace_first(pcoll, regex, replacement):
+        """Each element with its first match replaced."""
+        return _each(pcoll, regex, lambda r, element: [r.sub(replacement, element, 1)])
+
+    @staticmethod
+    @with_input_types(str)
+    @ptransform_fn
+    def split(pcoll, regex, outputEmpty=False):  # noqa: N803
+        """Each element split at the matches, as a list (without empty parts by default)."""
+        return _each(pcoll, regex, lambda r, element: [
+            [part for part in r.split(element) if outputEmpty or part]])
+
+
+def _each(pcoll, regex, outputs):
+    """The outputs ``outputs(compiled regex, element)`` of every element."""
+    compiled = re.compile(regex)
+    return pcoll | FlatMap(lambda element: outputs(compiled, element))
+
+
+def _group_of(match, group) -> list:
+    return [match.group(group)] if match else []
+
+
+class ToString:
+    """Elements as strings, as Beam's ``ToString.Element()``, ``Iterables()`` and ``Kvs()``."""
+
+    @staticmethod
+    def Element():  # noqa: N802
+        """``str(element)``."""
+        return "ElementToString" >> Map(str)
+
+    @staticmethod
+    def Iterables(delimiter=None):  # noqa: N802
+        """The items of each iterable element (a key-value pair, say) as strings, joined by
+        ``delimiter`` (default ``,``)."""
+        delimiter = "," if delimiter is None else delimiter
+        return "IterablesToString" >> Map(lambda items: delimiter.join(map(str, items)))
+
+    Kvs = Iterables

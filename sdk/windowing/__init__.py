@@ -1,5 +1,6 @@
-"""The windowing core: one implementation of window assignment, merging, triggers, panes,
-accumulation, lateness and timestamp holds, driven by every runner."""
+"""The windowing engine: one implementation of window assignment, merging, triggers, panes,
+accumulation, lateness and timestamp holds (``engine.WindowingEngine``), driven by every
+runner."""
 
 from panes.windowing.strategy import WindowingStrategy, effective_windowing
 from panes.windowing.validation import validate_strategy

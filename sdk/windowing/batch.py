@@ -1,10 +1,11 @@
 """Grouping bounded input under the default trigger, without the trigger machinery.
 
 When all input arrives as one bundle and the watermark then jumps to +inf (Beam batch), a
-default-trigger grouping emits exactly one ON_TIME pane per key and (merged) window. This module
-computes those panes straight from accumulators, with the same pane, timestamp and merging rules
-the driver uses (``next_pane``, ``garbage_collection_time``, the hold arithmetic), so runners can
-take it as a fast path: the direct runner for speed, the Spark runner for combiner lifting.
+default-trigger grouping emits exactly one pane per key and (merged) window, the same for every
+window (``BATCH_PANE``). This module computes those panes straight from accumulators, with the
+engine's pane, timestamp and merging rules (``next_pane``, the hold arithmetic,
+``merge_windows``), so runners can take it as a fast path: the direct runner for speed, the
+Spark runner for combiner lifting and its Spark SQL lowering.
 """
 
 from __future__ import annotations
@@ -12,15 +13,14 @@ from __future__ import annotations
 from itertools import repeat
 
 from panes.errors import UserCodeError
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.timestamp import MAX_TIMESTAMP
 from panes.trigger import DefaultTrigger
-from panes.window import (MergeContext, Sessions, TimestampCombiner, WindowedValue,
+from panes.window import (SessionSlots, Sessions, TimestampCombiner, WindowedValue,
                           interval_window, window_order)
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
-from panes.windowing.key_driver import garbage_collection_time
+from panes.windowing.merging import merge_windows
 from panes.windowing.panes import next_pane
-from panes.windowing.session_slots import SessionSlots
 from panes.windowing.strategy import effective_windowing
 
 
@@ -30,22 +30,11 @@ def is_batch_exact(strategy) -> bool:
     return isinstance(effective.trigger, DefaultTrigger) and effective.evictor is None
 
 
-def batch_panes(allowed_lateness: int):
-    """``pane_of(max_timestamp)``: the one pane a default-trigger grouping emits over batch
-    input for a window that ends at ``max_timestamp``: ON_TIME, first, and last when the window
-    is garbage-collected at its end (no allowed lateness). Only being last varies, so two
-    PaneInfo objects serve every window."""
-    panes: dict = {}
-
-    def pane_of(max_timestamp):
-        is_final = garbage_collection_time(max_timestamp, allowed_lateness) == max_timestamp
-        pane = panes.get(is_final)
-        if pane is None:
-            pane = panes[is_final] = next_pane(None, max_timestamp, MAX_TIMESTAMP, MIN_TIMESTAMP,
-                                               is_final)
-        return pane
-
-    return pane_of
+# The watermark's jump from -inf to +inf passes every window's end and garbage-collection time at
+# once: the engine activates each window once, for garbage collection, so its one pane is final;
+# the window's hold (and its end-of-window timer) keep the output watermark at or before its
+# end, so the pane is ON_TIME (Beam Java's ON_TIME_AND_ONLY_FIRING).
+BATCH_PANE = next_pane(None, 0, MAX_TIMESTAMP, 0, is_final=True)
 
 
 class BatchGrouping:
@@ -67,7 +56,6 @@ class BatchGrouping:
         self._sessions = (type(strategy.window_fn) is Sessions  # a subclass may merge otherwise
                           and isinstance(aggregation, CombineFnAggregation))
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
-        self._pane_of = batch_panes(strategy.allowed_lateness.micros)
         # One windows tuple per distinct window, across keys: pickling ships a repeated one
         # once. (Sessions are all distinct.)
         self._windows_of = None if self._sessions else {}
@@ -164,7 +152,7 @@ class BatchGrouping:
 
     def key_panes(self, key) -> list:
         """The key's ON_TIME panes, its windows merged, in window order."""
-        at_end, aggregation, pane_of = self._at_end, self.aggregation, self._pane_of
+        at_end, aggregation = self._at_end, self.aggregation
         extract, windows_of = aggregation.extractor(), self._windows_of
         panes = []
         for window, (accumulator, timestamp) in self._ordered_slots(key):
@@ -178,7 +166,7 @@ class BatchGrouping:
                        windows_of.get(window) or windows_of.setdefault(window, (window,)))
             max_timestamp = window.max_timestamp()
             panes.append(WindowedValue((key, output), max_timestamp if at_end else timestamp,
-                                       windows, pane_of(max_timestamp)))
+                                       windows, BATCH_PANE))
         return panes
 
     def _ordered_slots(self, key):
@@ -195,9 +183,7 @@ class BatchGrouping:
         if not window_fn.is_merging():
             return
         slots = self._keys[key]
-        context = MergeContext(slots)
-        window_fn.merge(context)
-        for sources, result in context.merges:
+        for sources, result in merge_windows(window_fn, [], list(slots)):
             merging = [slots.pop(window) for window in sources]
             existing = slots.pop(result, None)
             if existing is not None:

@@ -32,25 +32,19 @@ class WindowingStrategy:
         return self == WindowingStrategy()
 
 
-class Cleanup:
-    """What happens to a window's unfired contents when it is garbage-collected."""
-
-    BEAM = "beam"    # emit them as a final pane (Beam's ReduceFnRunner)
-    FLINK = "flink"  # purge them silently, counting them (Flink's WindowOperator)
-
-
 class EffectiveWindowing(NamedTuple):
-    """A strategy as the windowing core runs it, with what it implies made explicit.
+    """A strategy as the windowing engine runs it, with what it implies made explicit.
 
-    ``per_element``: triggers are evaluated after each element (Flink) instead of after each
-    bundle (Beam). ``cleanup``: a ``Cleanup`` value.
+    ``flink``: the trigger follows Flink's ``WindowOperator`` — evaluated after each element
+    (not each bundle), each timer firing on its own, a window's unfired contents purged
+    silently at clean-up — instead of Beam's ``ReduceFnRunner``, which emits them in a final
+    pane.
     """
 
     trigger: Trigger
     evictor: Optional[Evictor]
     accumulation_mode: AccumulationMode
-    cleanup: str
-    per_element: bool
+    flink: bool
 
 
 def effective_windowing(strategy: WindowingStrategy) -> EffectiveWindowing:
@@ -70,5 +64,5 @@ def effective_windowing(strategy: WindowingStrategy) -> EffectiveWindowing:
     if is_flink_family(trigger):
         mode = (AccumulationMode.DISCARDING if isinstance(trigger, PurgingTrigger)
                 else AccumulationMode.ACCUMULATING)
-        return EffectiveWindowing(trigger, evictor, mode, Cleanup.FLINK, True)
-    return EffectiveWindowing(trigger, evictor, strategy.accumulation_mode, Cleanup.BEAM, False)
+        return EffectiveWindowing(trigger, evictor, mode, True)
+    return EffectiveWindowing(trigger, evictor, strategy.accumulation_mode, False)

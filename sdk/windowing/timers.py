@@ -2,13 +2,13 @@
 
 Event-time timers fire once the input watermark is past their time, processing-time timers once
 the processing clock is past theirs (Beam's "strictly after"). Setting a timer twice is one
-timer; deleted timers are skipped lazily, so a key with no due timer costs nothing.
+timer; deleted timers are skipped lazily, so a key with no due timer costs nothing. The queue
+is plain data (lists, a set, a counter), part of a key's state.
 """
 
 from __future__ import annotations
 
 import heapq
-import itertools
 
 EVENT_TIME = "event"
 PROCESSING_TIME = "processing"
@@ -20,16 +20,14 @@ class TimerQueue:
     def __init__(self):
         self._heaps = {EVENT_TIME: [], PROCESSING_TIME: []}
         self._live: set = set()
-        self._order = itertools.count()
+        self._order = 0  # ties between equal times break by setting order
 
     def set(self, window, time: int, domain: str) -> None:
         timer = (domain, time, window)
         if timer not in self._live:
             self._live.add(timer)
-            heapq.heappush(self._heaps[domain], (time, next(self._order), window))
-
-    def delete(self, window, time: int, domain: str) -> None:
-        self._live.discard((domain, time, window))
+            self._order += 1
+            heapq.heappush(self._heaps[domain], (time, self._order, window))
 
     def delete_window(self, window) -> None:
         """Forgets every timer of ``window`` (merged away or garbage-collected)."""
@@ -45,6 +43,14 @@ class TimerQueue:
                 self._live.discard((domain, time, window))
                 return window, time
         return None
+
+    def pop_all_due(self, domain: str, clock: int) -> list:
+        """Every live timer of ``domain`` strictly before ``clock``, as ``(window, time)`` in
+        time order, removed."""
+        due = []
+        while (timer := self.pop_due(domain, clock)) is not None:
+            due.append(timer)
+        return due
 
     def next_time(self, domain: str):
         """The time of the earliest live timer of ``domain``, or None."""

@@ -55,7 +55,8 @@ def validate_strategy(strategy: WindowingStrategy, transform_label: str,
             f"({type(strategy.window_fn).__name__}); use a CountTrigger or a time trigger")
     if not allow_unsafe and may_finish(trigger, strategy.allowed_lateness.micros):
         raise ValueError(
-            f"{transform_label}: unsafe trigger {trigger!r} may finish, after which its window "
-            f"drops all further data. Wrap it in Repeatedly(...), give AfterWatermark a late "
-            f"trigger (late=AfterCount(1)), or pass allow_unsafe_triggers=True to WindowInto "
-            f"to accept the data loss.")
+            f"{transform_label}: unsafe trigger {trigger!r} may lose data (reason: MAY_FINISH): "
+            f"once it finishes, its window drops all further data. Wrap it in Repeatedly(...), "
+            f"give AfterWatermark a late trigger (late=AfterCount(1)), or pass "
+            f"allow_unsafe_triggers=True to WindowInto (or the --allow_unsafe_triggers pipeline "
+            f"option) to accept the data loss.")

@@ -8,6 +8,7 @@ from apache_beam.testing.test_stream import TestStream
 from apache_beam.transforms import trigger as beam_trigger
 from apache_beam.transforms import window as beam_window
 from apache_beam.transforms.combiners import CountCombineFn, MeanCombineFn
+from apache_beam.utils.timestamp import MIN_TIMESTAMP as BEAM_MIN_TIMESTAMP
 from apache_beam.utils.timestamp import Duration
 
 from harness import row
@@ -25,12 +26,14 @@ class _Pane:
     """Adapts a Beam output to what ``harness.row`` reads."""
 
     def __init__(self, value, timestamp, window, pane):
-        from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP
+        from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MIN_TIMESTAMP
 
         self.value = value
         self.timestamp = timestamp.micros
         if isinstance(window, beam_window.GlobalWindow) and timestamp >= window.max_timestamp():
             self.timestamp = GLOBAL_WINDOW_MAX_TIMESTAMP  # Beam's end of the global window
+        if timestamp <= BEAM_MIN_TIMESTAMP:
+            self.timestamp = MIN_TIMESTAMP  # Beam's -inf (whole milliseconds) is panes' -2**63
         self.windows = (_window(window),)
         self.pane = _PaneInfo(pane)
 
@@ -68,8 +71,8 @@ def _stream(events):
     for event in events:
         ((kind, data),) = event.items()
         if kind == "add":
-            stream = stream.add_elements(
-                [beam_window.TimestampedValue((k, v), t) for k, v, t in data])
+            stream = stream.add_elements([beam_window.TimestampedValue((k, v), t[0]) if t
+                                          else (k, v) for k, v, *t in data])
         elif kind == "watermark":
             stream = stream.advance_watermark_to(data)
         elif kind == "clock":
@@ -79,15 +82,24 @@ def _stream(events):
     return stream.advance_watermark_to_infinity()
 
 
+def _evaluate(expression):
+    """A Beam window function or trigger from its expression in a scenario."""
+    return eval(expression, {"__builtins__": {}}, NAMES)
+
+
 def run_on_beam(scenario: dict) -> list[str]:
     key = scenario["name"]
     _collected.pop(key, None)
-    options = beam.options.pipeline_options.PipelineOptions(["--streaming"])
+    flags = ["--streaming"] + (["--allow_unsafe_triggers"] if scenario.get("allow_unsafe") else [])
+    options = beam.options.pipeline_options.PipelineOptions(flags)
     trigger = scenario.get("trigger")
     with beam.Pipeline(runner="DirectRunner", options=options) as p:
-        windowed = p | _stream(scenario["events"]) | beam.WindowInto(
-            eval(scenario.get("window", "GlobalWindows()"), {"__builtins__": {}}, NAMES),
-            trigger=eval(trigger, {"__builtins__": {}}, NAMES) if trigger else None,
+        elements = p | _stream(scenario["events"])
+        if "rewindow_from" in scenario:
+            elements |= "FirstWindows" >> beam.WindowInto(_evaluate(scenario["rewindow_from"]))
+        windowed = elements | beam.WindowInto(
+            _evaluate(scenario.get("window", "GlobalWindows()")),
+            trigger=_evaluate(trigger) if trigger else None,
             accumulation_mode=getattr(beam_trigger.AccumulationMode,
                                       scenario.get("accumulation", "discarding").upper()),
             timestamp_combiner=COMBINERS[scenario.get("combiner", "end_of_window")],

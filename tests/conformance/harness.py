@@ -3,11 +3,13 @@ outputs into canonical rows that every runner (and Apache Beam) must reproduce.
 
 A scenario (YAML) names its windowing as panes expressions — ``window: FixedWindows(10)``,
 ``trigger: AfterWatermark(early=AfterCount(2))``, ``evictor: CountEvictor(2)`` — and its input
-as an event log of ``add`` (one bundle of ``[key, value, seconds]``), ``watermark`` (seconds),
+as an event log of ``add`` (one bundle of ``[key, value, seconds]``, or ``[key, value]`` for a
+plain element, which TestStream stamps with the current watermark), ``watermark`` (seconds),
 ``clock`` (advance processing time by seconds) and ``infinity``; or as a bounded ``source``
 read record at a time under a ``watermark`` strategy. ``aggregate`` is ``list`` (GroupByKey,
 values sorted), ``sum``, ``count`` or ``mean``. A ``then`` block adds a second grouping over
-``(rekey, value)`` of the first one's outputs.
+``(rekey, value)`` of the first one's outputs. ``rewindow_from`` windows the input by another
+window function before ``window`` applies (re-windowing).
 
 A row reads ``key: value [start, end) @timestamp TIMING index/nonspeculative first last`` with
 times in seconds; ``late`` rows are elements sent to the late-data output.
@@ -126,7 +128,7 @@ def test_stream(events: list, reverse_bundles=False, single_elements=False) -> T
     for event in events:
         ((kind, data),) = event.items()
         if kind == "add":
-            elements = [TimestampedValue((k, v), t) for k, v, t in data]
+            elements = [TimestampedValue((k, v), t[0]) if t else (k, v) for k, v, *t in data]
             if reverse_bundles:
                 elements.reverse()
             for bundle in ([[e] for e in elements] if single_elements else [elements]):
@@ -172,6 +174,8 @@ def run_scenario(scenario: dict, runner, **variant) -> dict:
     if "events2" in scenario:
         inputs.append(_input(p, {"events": scenario["events2"]}, "Input2", **variant))
     elements = inputs[0] if len(inputs) == 1 else tuple(inputs) | beam.Flatten()
+    if "rewindow_from" in scenario:
+        elements |= "FirstWindows" >> beam.WindowInto(evaluate(scenario["rewindow_from"]))
     grouped = elements | beam.WindowInto(**windowing(scenario)) | "Group" >> _grouping(scenario)
     main = grouped.main if scenario.get("late_output") else grouped
     handles = {"rows": materialize(main, "Rows")}

@@ -1,5 +1,5 @@
 """Beam's trigger transcripts (``beam_trigger_transcripts.yaml``, copied from apache_beam), run
-two ways: against a bare ``WindowingDriver`` step by step (the harness of Beam's
+two ways: against the bare windowing engine step by step (the harness of Beam's
 ``trigger_test.py``: every ``expect`` right after its action), and as TestStream pipelines on
 every runner (all panes emitted before the end of input, matched against all ``expect``s).
 
@@ -26,10 +26,10 @@ from panes.runners.eventlog import END_STEP
 from panes.testing import TestStream, materialize
 from panes.window import (AssignContext, FixedWindows, TimestampCombiner, TimestampedValue,
                           WindowedValue)
-from panes.windowing.aggregation import BufferAggregation
-from panes.windowing.driver import MAIN, WindowingDriver
+from panes.windowing.engine import MAIN
 from panes.windowing.strategy import WindowingStrategy
 from runners_under_test import RUNNERS
+from stepper import Stepper
 
 HERE = os.path.dirname(__file__)
 KEY = "key"
@@ -124,7 +124,7 @@ def _info(wv) -> dict:
 def run_transcript(spec) -> None:
     """Drives one transcript; raises AssertionError on a mismatch (Beam's messages)."""
     strategy = _strategy(spec)
-    driver = WindowingDriver(strategy, BufferAggregation())
+    grouping = Stepper(strategy)
     output: list = []
     for line in spec["transcript"]:
         ((action, params),) = line.items()
@@ -136,10 +136,10 @@ def run_transcript(spec) -> None:
                 micros = seconds * MICROS_PER_SECOND
                 windows = strategy.window_fn.assign(AssignContext(micros, seconds))
                 bundle.append((KEY, WindowedValue(seconds, micros, tuple(windows))))
-            output = [_info(wv) for tag, wv in driver.process_bundle(bundle) if tag == MAIN]
+            output = [_info(wv) for tag, wv in grouping.step(bundle) if tag == MAIN]
         elif action == "watermark":
             output += [_info(wv) for tag, wv in
-                       driver.advance_input_watermark(params * MICROS_PER_SECOND) if tag == MAIN]
+                       grouping.step(watermark=params * MICROS_PER_SECOND) if tag == MAIN]
         elif action == "expect":
             for expected in params:
                 match = next((c for c in output

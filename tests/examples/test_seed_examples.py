@@ -2,7 +2,13 @@
 on every runner."""
 
 import importlib.util
+import runpy
+import sys
 from pathlib import Path
+
+import pytest
+
+from panes.errors import PipelineConstructionError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -41,3 +47,14 @@ def test_k_anonymity_publishes_only_windows_of_at_least_five(runner):
 def test_consecutive_windows_sum_per_key_then_global_top_k(runner):
     assert load_example("windowed_top_k").run(k=2, runner=runner) == [
         (0, [("home", 7), ("cart", 5)]), (5, [("shop", 9), ("help", 7)])]
+
+
+@pytest.mark.parametrize("example", sorted(path.stem for path in EXAMPLES.glob("*.py")))
+def test_every_example_takes_its_runner_from_the_command_line(example, monkeypatch):
+    """Run as a script, an example reads --runner (and other pipeline options) from its
+    command line: an unknown runner there is refused, so the flag reached the pipeline."""
+    required = {"hourly_sessions": ["--input", "logs/*", "--output", "sessions"]}
+    argv = [f"{example}.py", "--runner=FlinkRunner", *required.get(example, [])]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(PipelineConstructionError, match="unknown runner 'FlinkRunner'"):
+        runpy.run_path(str(EXAMPLES / f"{example}.py"), run_name="__main__")

@@ -2,16 +2,20 @@
 
 from collections import Counter
 
+import pytest
 from test_seed_examples import load_example
 
 
+@pytest.mark.smoke
 def test_counts_every_word_and_writes_them(tmp_path, runner, capsys):
     source = tmp_path / "in.txt"
     source.write_text("the cat\n\nThe hat, the cat\n")
     load_example("wordcount").main(["--input", str(source), "--output", str(tmp_path / "counts"),
                                     "--runner", runner])
-    lines = (tmp_path / "counts-00000-of-00001.txt").read_text().splitlines()
+    shards = sorted(tmp_path.glob("counts-*-of-*.txt"))
+    lines = [line for shard in shards for line in shard.read_text().splitlines()]
     assert sorted(lines) == ["cat: 2", "hat: 1", "the: 3"]
+    assert (tmp_path / "counts.SUCCESS").exists()
     assert "most frequent: [('the', 3), ('cat', 2), ('hat', 1)]" in capsys.readouterr().out
 
 

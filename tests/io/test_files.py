@@ -12,6 +12,12 @@ from panes.io.files import shard_names, split_evenly
 from panes.testing import materialize
 
 
+def visible(directory) -> list:
+    """The names in ``directory`` but hidden ones (Hadoop's local file system writes a
+    ``.<name>.crc`` checksum beside each file)."""
+    return sorted(name for name in os.listdir(directory) if not name.startswith("."))
+
+
 def test_shard_names_follow_beams_template():
     assert shard_names("out/part", ".txt", 3, "-SSSSS-of-NNNNN") == [
         "out/part-00000-of-00003.txt", "out/part-00001-of-00003.txt",
@@ -33,8 +39,10 @@ def test_text_round_trip_reads_files_in_path_order(tmp_path, runner):
     lines | beam.Map(str.upper) | WriteToText(str(tmp_path / "out" / "upper"), ".txt", num_shards=2)
     p.run()
     assert read.values == ["one", "two", "three", "four"]
-    shards = sorted(os.listdir(tmp_path / "out"))
-    assert shards == ["upper-00000-of-00002.txt", "upper-00001-of-00002.txt"]
+    shards = visible(tmp_path / "out")
+    assert shards == ["upper-00000-of-00002.txt", "upper-00001-of-00002.txt", "upper.SUCCESS"]
+    assert (tmp_path / "out" / "upper.SUCCESS").read_bytes() == b""
+    shards.pop()
     written = [line for shard in shards for line in (tmp_path / "out" / shard).read_text().split()]
     assert sorted(written) == ["FOUR", "ONE", "THREE", "TWO"]
 

@@ -1,6 +1,6 @@
-"""Replaying a grouping key by key gives exactly what stepping a ``WindowingDriver`` through every
-step of the event log gives: the same panes at the same steps, in the same order, the same late
-elements, output watermarks and counts."""
+"""Replaying a grouping key by key gives exactly what stepping every key through every step of the
+event log with ``WindowingEngine.step`` gives: the same panes at the same steps, in the same
+order, the same late elements, output watermarks and counts."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,10 +12,11 @@ from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessi
 from panes.window import (AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
                           PANE_NO_FIRING, TimestampCombiner, WindowedValue, window_order)
 from panes.windowing.aggregation import BufferAggregation
-from panes.windowing.driver import LATE, MAIN, WindowingDriver
+from panes.windowing.engine import LATE, MAIN, WindowingEngine
 from panes.windowing.strategy import WindowingStrategy
 from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
 from panes.runners.replay import replay_grouping
+from stepper import Stepper
 
 S = MICROS_PER_SECOND
 WINDOW_FNS = [FixedWindows(4), SlidingWindows(6, 2), Sessions(3), GlobalWindows()]
@@ -69,55 +70,43 @@ def event_logs(draw, strategy):
     return elements, watermarks, clock
 
 
-def _order(kind, step):
-    return (("bundle", "watermark", "clock") if step == END_STEP
-            else ("clock", "bundle", "watermark")).index(kind)
-
-
 def canonical_order(outputs: list, rank: dict) -> list:
     """A step's outputs ``(key, ...)`` sorted by key rank, then window, as runners emit them."""
     return sorted(outputs, key=lambda wv: (rank[wv.value[0]], window_order(wv.windows[0])))
 
 
 def stepped(strategy, elements, watermarks, clock):
-    """The reference: every key through every step, clock before bundle before watermark
-    (watermark before clock at the end), each step's outputs in canonical order."""
-    driver = WindowingDriver(strategy, BufferAggregation())
+    """The reference: at every step of the log, every key takes one ``step`` with its bundle
+    and the step's clocks; each step's outputs in canonical order."""
+    grouping = Stepper(strategy)
     rank = {key: index for index, key in enumerate(elements)}
-    events = {}
-    for kind, stream in (("watermark", watermarks), ("clock", clock)):
-        for event in stream:
-            events.setdefault(event.step, []).append((_order(kind, event.step), event))
+    steps: dict = {}
+    for event in watermarks:
+        steps.setdefault(event.step, {})["watermark"] = event
+    for event in clock:
+        steps.setdefault(event.step, {})["clock"] = event
     for key, values in elements.items():
         for (step, *_), *windowed_value in values:
-            events.setdefault(step, []).append((_order("bundle", step),
-                                                (key, WindowedValue(*windowed_value))))
+            steps.setdefault(step, {}).setdefault("bundle", []).append(
+                (key, WindowedValue(*windowed_value)))
     main, late, output_watermarks = [], [], []
-    output, idle = (driver.output_watermark(), False), False
-    for step in sorted(events):
-        emitted, bundle = [], []
-        for _, event in sorted(events[step], key=lambda pair: pair[0]):
-            if isinstance(event, tuple):
-                bundle.append(event)
-                continue
-            if bundle:
-                emitted += driver.process_bundle(bundle)
-                bundle = []
-            if isinstance(event, Watermark):
-                idle = event.idle
-                emitted += driver.advance_input_watermark(event.time)
-            else:
-                emitted += driver.advance_processing_time(event.time)
-        if bundle:
-            emitted += driver.process_bundle(bundle)
+    output, idle = (grouping.output_watermark(), False), False
+    for step in sorted(steps):
+        events = steps[step]
+        watermark, now = events.get("watermark"), events.get("clock")
+        if watermark is not None:
+            idle = watermark.idle
+        emitted = grouping.step(events.get("bundle", ()), watermark and watermark.time,
+                                now and now.time)
         for tag, out in ((MAIN, main), (LATE, late)):
             ordered = canonical_order([wv for t, wv in emitted if t == tag], rank)
             out += [(step, wv.value[0], wv) for wv in ordered]
-        if (driver.output_watermark(), idle) != output:
-            output = (driver.output_watermark(), idle)
+        if (grouping.output_watermark(), idle) != output:
+            output = (grouping.output_watermark(), idle)
             output_watermarks.append(Watermark(step, *output))
-    counts = (driver.dropped_late, driver.dropped_closed, driver.purged_unfired)
-    return main, late, output_watermarks, counts
+    counters = grouping.counters
+    return main, late, output_watermarks, (counters.dropped_late, counters.dropped_closed,
+                                           counters.purged_unfired)
 
 
 @settings(max_examples=300, deadline=None)
@@ -125,7 +114,8 @@ def stepped(strategy, elements, watermarks, clock):
 def test_replaying_key_by_key_matches_stepping_every_key(data):
     strategy = data.draw(strategies())
     elements, watermarks, clock = data.draw(event_logs(strategy))
-    replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
+    replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
+                             clock)
     counters = replay.counters
     assert (replay.main, replay.late, replay.watermarks,
             (counters.dropped_late, counters.dropped_closed, counters.purged_unfired)) == \
@@ -140,7 +130,8 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     elements = {"a": [((step,), 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
     watermarks = [Watermark(END_STEP, MAX_TIMESTAMP)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
-    replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
+    replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
+                             clock)
     assert [(step, wv.value) for step, _, wv in replay.main] == [(3, ("a", [1, 1, 1, 1])),
                                                                  (END_STEP, ("a", []))]
     assert replay.main == stepped(strategy, elements, watermarks, clock)[0]
@@ -156,7 +147,8 @@ def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step()
                       for step, seconds in ((1, 5), (3, 6), (4, 7), (5, 8))]}
     watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_TIMESTAMP)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
-    replay = replay_grouping(strategy, BufferAggregation(), elements, watermarks, clock)
+    replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
+                             clock)
     # Held at 5 s by the first element, then 6 s and 7 s by the next two, then +inf.
     assert [(w.step, w.time) for w in replay.watermarks[:3]] == [(2, 5 * S), (3, 6 * S),
                                                                  (4, 7 * S)]

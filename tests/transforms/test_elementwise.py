@@ -4,7 +4,7 @@ outputs, DoFn parameters, Partition, Flatten, Reshuffle and the key-value utilit
 import pytest
 
 import panes as beam
-from panes.metrics import Metrics
+from panes.metrics import Metrics, MetricsFilter
 from panes.testing import assert_that, equal_to, materialize
 from panes.window import FixedWindows, IntervalWindow, Sessions, TimestampedValue
 
@@ -61,7 +61,7 @@ def test_dofn_lifecycle_and_metrics(runner):
     assert sorted(out) == ["set-up:a", "set-up:bb", "set-up:ccc"]
     metrics = result.metrics()
     assert metrics.counter("bundles") == metrics.counter("finished") >= 1
-    [sizes] = metrics.query("sizes")["distributions"]
+    [sizes] = metrics.query(MetricsFilter().with_name("sizes"))["distributions"]
     assert (sizes.committed.count, sizes.committed.sum, sizes.committed.min,
             sizes.committed.max) == (3, 6, 1, 3)
 
@@ -195,6 +195,6 @@ def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner
     expected = [(sum_, IntervalWindow(start * S, end * S))
                 for sum_, (start, end) in zip(sums_by_key, windows)]
     assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == sorted(expected)
-    counted = {(r.step, r.name.name): r.committed
+    counted = {(r.key.step, r.key.metric.name): r.committed
                for r in metrics.query(namespace="fused")["counters"]}
     assert counted == {("Parse", "parsed"): 5, ("Twice", "doubled"): 5, ("Sum", "added"): 10}

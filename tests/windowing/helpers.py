@@ -1,11 +1,11 @@
-"""A small harness for driver specifications: steps of bundles and clock advances (seconds)."""
+"""A small harness for engine specifications: steps of bundles and clock advances (seconds),
+each key of the grouping advanced with ``WindowingEngine.step`` as a streaming runner does."""
 
 from __future__ import annotations
 
 from panes.timestamp import MICROS_PER_SECOND
 from panes.window import AssignContext, WindowedValue
-from panes.windowing.aggregation import BufferAggregation
-from panes.windowing.driver import WindowingDriver
+from stepper import Stepper
 
 S = MICROS_PER_SECOND
 
@@ -21,20 +21,20 @@ def bundle(strategy, *elements, key="k"):
 
 
 def run(strategy, steps, aggregation=None):
-    """Runs steps ``("in", [(v, s), ...])``, ``("wm", s)``, ``("pt", s)``; returns the driver
+    """Runs steps ``("in", [(v, s), ...])``, ``("wm", s)``, ``("pt", s)``; returns the stepper
     and, per step, the emitted ``(tag, value, timestamp seconds, window, pane)`` tuples."""
-    driver = WindowingDriver(strategy, aggregation or BufferAggregation())
+    stepper = Stepper(strategy, aggregation)
     outputs = []
     for kind, arg in steps:
         if kind == "in":
-            emitted = driver.process_bundle(bundle(strategy, *arg))
+            emitted = stepper.step(bundle(strategy, *arg))
         elif kind == "wm":
-            emitted = driver.advance_input_watermark(int(arg * S))
+            emitted = stepper.step(watermark=int(arg * S))
         else:
-            emitted = driver.advance_processing_time(int(arg * S))
+            emitted = stepper.step(processing_time=int(arg * S))
         outputs.append([(tag, wv.value, wv.timestamp / S, wv.windows[0], wv.pane)
                         for tag, wv in emitted])
-    return driver, outputs
+    return stepper, outputs
 
 
 def values(step_output, tag="main"):

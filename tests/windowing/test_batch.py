@@ -1,4 +1,4 @@
-"""The batch fast path gives exactly the driver's panes for default-trigger batch input."""
+"""The batch fast path gives exactly the engine's panes for default-trigger batch input."""
 
 from hypothesis import given, settings, strategies as st
 
@@ -10,8 +10,9 @@ from panes.window import (
 )
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing.driver import WindowingDriver
 from panes.windowing.strategy import WindowingStrategy
+
+from stepper import Stepper
 
 WINDOW_FNS = [GlobalWindows(), FixedWindows(10), FixedWindows(10, offset=3),
               SlidingWindows(10, 4), Sessions(5)]
@@ -28,7 +29,7 @@ def _canonical(windowed_values):
 @settings(max_examples=150, deadline=None)
 @given(elements, st.sampled_from(WINDOW_FNS), st.sampled_from(list(TimestampCombiner)),
        st.sampled_from([0, 7]), st.booleans(), st.integers(0, 30))
-def test_batch_grouping_matches_the_driver(records, window_fn, combiner, lateness, combine, split):
+def test_batch_grouping_matches_the_engine(records, window_fn, combiner, lateness, combine, split):
     """Also when the input is accumulated in two parts and merged (as Spark partitions are)."""
     strategy = WindowingStrategy(window_fn=window_fn, timestamp_combiner=combiner,
                                  allowed_lateness=lateness)
@@ -37,10 +38,9 @@ def test_batch_grouping_matches_the_driver(records, window_fn, combiner, latenes
                                  tuple(window_fn.assign_timestamp(second * 1_000_000))))
              for key, second, value in records]
 
-    driver = WindowingDriver(strategy, aggregation)
-    expected = [wv for _, wv in driver.process_bundle(keyed)
-                + driver.advance_input_watermark(MAX_TIMESTAMP)
-                + driver.advance_processing_time(MAX_TIMESTAMP)]
+    grouping = Stepper(strategy, aggregation)
+    expected = [wv for _, wv in grouping.step(keyed) + grouping.step(
+        watermark=MAX_TIMESTAMP, processing_time=MAX_TIMESTAMP)]
     batch, other = BatchGrouping(strategy, aggregation), BatchGrouping(strategy, aggregation)
     for index, (key, wv) in enumerate(keyed):
         (batch if index < split else other).add_chunk([(key, wv.value)], [wv.timestamp],

@@ -23,10 +23,10 @@ def test_count_trigger_fires_every_n_elements_within_one_bundle_accumulating():
 
 def test_purging_trigger_discards_and_leftovers_are_purged_silently():
     strategy = WindowingStrategy(window_fn=GlobalWindows(), trigger=PurgingTrigger(CountTrigger(2)))
-    driver, out = run(strategy, [("in", [(i, i) for i in range(5)]), ("wm", 1e12)])
-    driver.advance_input_watermark(2**63 - 1)
+    grouping, out = run(strategy, [("in", [(i, i) for i in range(5)]), ("wm", 1e12)])
+    grouping.step(watermark=2**63 - 1)
     assert values(out[0]) == [[0, 1], [2, 3]]
-    assert driver.purged_unfired == 1
+    assert grouping.counters.purged_unfired == 1
 
 
 @pytest.mark.parametrize("count, emitted, purged", [(5, [[0, 1, 2, 3, 4]], 0), (3, [], 3)])
@@ -34,9 +34,9 @@ def test_k_anonymity_all_end_of_window_and_at_least_5(count, emitted, purged):
     strategy = WindowingStrategy(
         window_fn=FixedWindows(10),
         trigger=All(EventTimeTrigger.afterEndOfWindow(), CountTrigger.atLeast(5)))
-    driver, out = run(strategy, [("in", [(i, i) for i in range(count)]), ("wm", 100)])
+    grouping, out = run(strategy, [("in", [(i, i) for i in range(count)]), ("wm", 100)])
     assert values(out[1]) == emitted
-    assert driver.purged_unfired == purged
+    assert grouping.counters.purged_unfired == purged
 
 
 def test_event_time_trigger_fires_at_end_then_for_each_late_element_accumulating():
@@ -57,12 +57,23 @@ def test_dsl_early_trigger_and_discarding():
 
 
 def test_continuous_event_time_trigger_fires_per_interval_and_at_end():
+    """Each timer fires on its own: the jump from 7 to 100 passes the periodic timer at 9 and
+    the end of the window, two panes."""
     strategy = WindowingStrategy(window_fn=FixedWindows(10),
                                  trigger=ContinuousEventTimeTrigger(3))
     _, out = run(strategy, [("in", [(1, 1)]), ("wm", 3.5), ("in", [(5, 5)]), ("wm", 7),
                             ("wm", 100)])
     assert values(out[1]) == [[1]] and values(out[3]) == [[1, 5]]
-    assert values(out[4]) == [[1, 5]] and out[4][0][4].timing == T.ON_TIME
+    assert values(out[4]) == [[1, 5], [1, 5]]
+    assert [o[4].timing for o in out[4]] == [T.EARLY, T.ON_TIME] and out[4][1][4].is_last
+
+
+def test_continuous_trigger_in_the_global_window_fires_once_at_the_end_of_time():
+    """Its periodic timers would never run out before +inf: the end passes them at once."""
+    strategy = WindowingStrategy(window_fn=GlobalWindows(), trigger=ContinuousEventTimeTrigger(3))
+    _, out = run(strategy, [("in", [(1, 1)]), ("wm", 7), ("wm", 2**63 - 1)])
+    assert values(out[1]) == [[1], [1]]  # at 3 and 6
+    assert values(out[2]) == [[1]] and out[2][0][4].is_last
 
 
 def test_processing_time_trigger_fires_when_processing_time_passes_window_end():

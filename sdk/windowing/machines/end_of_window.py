@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from panes.windowing.machines.base import (
     ALWAYS_QUIET, NOT_QUIET, Machine, clear, element, finished_in_all_merging, fire, is_finished,
-    merge, ready, set_finished,
+    merge, ready, reset_tree, set_finished,
 )
 from panes.windowing.timers import EVENT_TIME
 
@@ -94,9 +94,11 @@ class EndOfWindowMachine(Machine):
 @dataclass(frozen=True)
 class EarlyAndLateMachine(Machine):
     """``AfterWatermark(early=, late=)``: children ``(early, late)`` (late optional), both
-    implicitly repeated. Before the end of the window the early child fires; the end of the
-    window fires once (finishing the early phase); afterwards the late child fires. Without a
-    late child the machine finishes at the end of the window."""
+    implicitly repeated — Beam Python wraps them in ``Repeatedly``, so a firing restarts the
+    child's whole subtree (Java's ``RepeatedlyStateMachine.onFire``). Before the end of the
+    window the early child fires; the end of the window fires once (finishing the early phase);
+    afterwards the late child fires. Without a late child the machine finishes at the end of
+    the window."""
 
     domain: str = EVENT_TIME
 
@@ -141,16 +143,14 @@ class EarlyAndLateMachine(Machine):
         elif len(node.children) > LATE:
             late = node.children[LATE]
             fire(late, c)
-            clear(late, c)
-            set_finished(late, c, False)
+            reset_tree(late, c)
         else:
             set_finished(node, c)
 
     def _fire_early_or_on_time(self, node, early, c):
         if not c.end_of_window_reached(self.domain):
             fire(early, c)
-            clear(early, c)
-            set_finished(early, c, False)
+            reset_tree(early, c)
             return
         if ready(early, c):
             fire(early, c)

@@ -1,12 +1,11 @@
-"""Fixtures of the Spark runner's tests."""
+"""A standalone cluster shared by the cluster tests of a test run (started once, slow)."""
 
 import pytest
 
-import standalone
+from cluster import StandaloneCluster
 
 
-@pytest.fixture
-def standalone_cluster():
-    """The master URL of a standalone cluster on loopback, stopped after the test."""
-    with standalone.standalone_cluster() as master_url:
-        yield master_url
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    with StandaloneCluster(tmp_path_factory.mktemp("spark-worker"), cores=2) as running:
+        yield running

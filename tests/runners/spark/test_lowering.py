@@ -64,7 +64,7 @@ def test_read_timestamp_window_and_group_by_become_one_query(spark, parquet):
 def _with_other_consumer(p, parquet):
     windowed = (p | beam.io.ReadFromParquet(parquet) | beam.WithTimestampField("seconds")
                 | beam.WindowInto(FixedWindows(60)))
-    windowed | "Count" >> beam.combiners.Count.Globally()
+    windowed | "Count" >> beam.combiners.Count.Globally().without_defaults()
     return windowed | beam.GroupBy("key").aggregate_field("value", sum, "out")
 
 
@@ -223,7 +223,7 @@ def test_transforms_after_the_lowered_aggregation_run_as_usual(spark, parquet):
     doubled = totals | beam.Map(lambda row: row["out"] * 2)
     both = (totals | "Keys" >> beam.Map(lambda row: row["key"]), doubled) | beam.Flatten()
     handles = [materialize(doubled), materialize(both),
-               materialize(totals | "Again" >> beam.combiners.Count.Globally())]
+               materialize(totals | "Again" >> beam.combiners.Count.Globally().without_defaults())]
     p.run()
     direct = beam.Pipeline()
     totals = aggregation(beam.io.ReadFromParquet(parquet))(direct)

@@ -94,8 +94,7 @@ def test_a_failing_user_function_stops_the_query_and_a_fixed_restart_resumes(tmp
     assert outputs(tmp_path / "out" / "panes") == expected
 
 
-def _driver(tmp_path: Path, options: dict) -> subprocess.Popen:
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+def _driver(tmp_path: Path, options: dict, env: dict) -> subprocess.Popen:
     log = open(tmp_path / "driver.log", "ab")
     return subprocess.Popen(
         [sys.executable, str(HERE / "streaming_files_pipeline.py"), json.dumps(options),
@@ -114,7 +113,7 @@ def _planned(checkpoint: Path) -> int:
     return len(list((checkpoint / "offsets").glob("[0-9]*")))
 
 
-def kill_and_restart(tmp_path: Path, master: str) -> None:
+def kill_and_restart(tmp_path: Path, master: str, env: dict) -> None:
     """Files arrive one by one while the driver is killed at several points — each a moment
     after it planned a micro-batch, so mostly while it runs — and restarted; a last run drains
     what is left. The output must be an uninterrupted run's."""
@@ -123,7 +122,7 @@ def kill_and_restart(tmp_path: Path, master: str) -> None:
     options = {"checkpoint_location": str(checkpoint), "spark_master": master,
                "spark_partitions": 2}
     kill_after = {1: 0.5, 4: 2.0, 6: 4.0}  # file index -> seconds after a new micro-batch
-    driver = _driver(tmp_path, options)
+    driver = _driver(tmp_path, options, env)
     try:
         for index in range(FILES):
             planned = _planned(checkpoint)
@@ -134,26 +133,27 @@ def kill_and_restart(tmp_path: Path, master: str) -> None:
                     time.sleep(0.2)
                 time.sleep(kill_after[index])
                 _kill(driver)
-                driver = _driver(tmp_path, options)
+                driver = _driver(tmp_path, options, env)
             else:
                 time.sleep(3)
     finally:
         _kill(driver)
     assert outputs(tmp_path / "out" / "panes"), "the killed drivers published nothing"
-    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"})
+    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"}, env)
     assert drain.wait(timeout=600) == 0, (tmp_path / "driver.log").read_text()[-3000:]
     assert outputs(tmp_path / "out" / "panes") == expected
 
 
 @pytest.mark.slow
 def test_sigkill_of_the_driver_loses_and_duplicates_nothing_locally(tmp_path, spark):
-    kill_and_restart(tmp_path, "local[2]")
+    kill_and_restart(tmp_path, "local[2]", {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1",
+                                            "PYSPARK_PYTHON": sys.executable})
 
 
 @pytest.mark.slow
 def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_a_standalone_cluster(
-        tmp_path, spark, standalone_cluster):
-    kill_and_restart(tmp_path, standalone_cluster)
+        tmp_path, spark, cluster):
+    kill_and_restart(tmp_path, cluster.url, cluster.env)
 
 
 @pytest.mark.slow

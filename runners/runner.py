@@ -1,0 +1,39 @@
+"""What runners share, as Beam's ``apache_beam.runners.runner``: a run's state and result."""
+
+from __future__ import annotations
+
+from panes.metrics.metric import MetricResults
+
+
+class PipelineState:
+    """The state of a run, as ``PipelineResult.state`` reports it (Beam's names)."""
+
+    UNKNOWN = "UNKNOWN"
+    RUNNING = "RUNNING"
+    DONE = "DONE"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+    @classmethod
+    def is_terminal(cls, state: str) -> bool:
+        return state in (cls.DONE, cls.FAILED, cls.CANCELLED)
+
+
+class PipelineResult:
+    """What a finished run reports: its state, metrics and captured collections."""
+
+    def __init__(self, metrics, captures: dict, state: str = PipelineState.DONE):
+        self._state = state
+        self._metrics = metrics
+        self.captures = captures
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def wait_until_finish(self, duration=None) -> str:
+        """The final state: panes runners return from ``run()`` when the run has finished."""
+        return self._state
+
+    def metrics(self) -> MetricResults:
+        return MetricResults(self._metrics)

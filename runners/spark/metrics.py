@@ -1,0 +1,51 @@
+"""User metrics on Spark, counted once per element whatever Spark retries.
+
+Spark adds a task's accumulator updates each time a task succeeds: a retried task, a
+speculative copy, and every task of a stage recomputed after an executor was lost add theirs
+again. So each partition loop reports its metrics keyed by the loop and the partition, and the
+driver keeps one report per key — the partition's committed result, as the loop is
+deterministic — before summing them.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from pyspark.accumulators import AccumulatorParam
+
+from panes.metrics import MetricsContainer
+
+
+class _PerPartition(AccumulatorParam):
+    """An accumulator of ``{(loop, partition): MetricsContainer}``; a later report of the
+    same partition replaces the earlier one."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, value1, value2):
+        value1.update(value2)
+        return value1
+
+
+def partition_metrics(sc):
+    """A fresh accumulator of per-partition metrics reports."""
+    return sc.accumulator({}, _PerPartition())
+
+
+def loop_id() -> str:
+    """A name for one partition loop (an RDD's), made on the driver."""
+    return uuid.uuid4().hex
+
+
+def report(accumulator, loop: str, partition: int, container: MetricsContainer) -> None:
+    """On a worker: the partition's metrics, replacing any earlier attempt's."""
+    accumulator.add({(loop, partition): container})
+
+
+def committed(accumulator) -> MetricsContainer:
+    """On the driver: every partition's metrics, each counted once."""
+    total = MetricsContainer()
+    for container in accumulator.value.values():
+        total.merge(container)
+    return total

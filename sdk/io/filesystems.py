@@ -1,0 +1,277 @@
+"""Beam's ``FileSystems``: file operations on paths that may be URIs, for the direct runner
+and the Spark driver.
+
+A path without a scheme (or ``file://``) is a local file; any other scheme goes to the
+matching ``pyarrow.fs`` file system (``s3://`` — also spelled ``s3a://``/``s3n://`` as Hadoop
+does —, ``gs://``, ``hdfs://``, ``abfs://``, whatever the installed pyarrow supports), so a
+pipeline reads the same URIs on the direct runner that Spark's readers read.
+
+Patterns follow Beam: ``*`` and ``?`` stay within one path component, ``**`` crosses them,
+``[...]`` is a character class.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+
+from panes.io.filesystem import BeamIOError, CompressionTypes, FileMetadata, MatchResult
+
+_URI = re.compile(r"(?P<scheme>[a-zA-Z][-a-zA-Z0-9+.]*)://(?P<rest>.*)", re.DOTALL)
+_GLOB = re.compile(r"[*?\[]")
+# Hadoop's spellings of schemes pyarrow knows under another name.
+_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
+_ARROW_COMPRESSION = {CompressionTypes.UNCOMPRESSED: None, CompressionTypes.GZIP: "gzip",
+                      CompressionTypes.BZIP2: "bz2", CompressionTypes.ZSTD: "zstd"}
+
+
+def has_glob(path: str) -> bool:
+    return bool(_GLOB.search(path))
+
+
+def glob_regex(pattern: str) -> re.Pattern:
+    """Beam's pattern syntax as a regular expression over whole paths."""
+    parts, index = [], 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("**", index):
+            parts.append(".*")
+            index += 2
+            continue
+        if char == "*":
+            parts.append("[^/]*")
+        elif char == "?":
+            parts.append("[^/]")
+        elif char == "[" and "]" in pattern[index + 2:]:
+            end = pattern.index("]", index + 2)
+            body = pattern[index + 1:end]
+            parts.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            index = end
+        else:
+            parts.append(re.escape(char))
+        index += 1
+    return re.compile("".join(parts) + r"\Z", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=None)
+def _arrow_filesystem(scheme: str, authority: str):
+    from pyarrow import fs as pafs
+
+    if scheme in ("", "file"):
+        return pafs.LocalFileSystem()
+    return pafs.FileSystem.from_uri(f"{_SCHEME_ALIASES.get(scheme, scheme)}://{authority}/")[0]
+
+
+def _resolve(path: str) -> tuple:
+    """``(pyarrow file system, its path for ``path``, what paths start with in ``path``'s
+    spelling — scheme and authority —, the same in pyarrow's)``; local paths are absolute."""
+    match = _URI.match(path)
+    if match is None or match.group("scheme") == "file":
+        local = match.group("rest") if match else path
+        absolute = os.path.abspath(os.path.expanduser(local))
+        return _arrow_filesystem("", ""), absolute, path[:len(path) - len(local)], ""
+    scheme, rest = match.group("scheme"), match.group("rest")
+    authority, _, key = rest.partition("/")
+    filesystem = _arrow_filesystem(scheme, authority)
+    from pyarrow import fs as pafs
+
+    # Object stores name a file bucket/key; a Hadoop file system names it /key.
+    arrow_prefix = authority if isinstance(filesystem, (pafs.S3FileSystem, pafs.GcsFileSystem)) \
+        else ""
+    return filesystem, f"{arrow_prefix}/{key}".lstrip("/") if arrow_prefix else f"/{key}", \
+        f"{scheme}://{authority}", arrow_prefix
+
+
+class FileSystems:
+    """File operations by path; every method is static, as in Beam."""
+
+    @staticmethod
+    def get_scheme(path: str):
+        match = _URI.match(path.strip())
+        return match.group("scheme") if match else None
+
+    @staticmethod
+    def join(basepath: str, *paths: str) -> str:
+        return posixpath.join(basepath, *paths) if FileSystems.get_scheme(basepath) \
+            else os.path.join(basepath, *paths)
+
+    @staticmethod
+    def split(path: str) -> tuple:
+        head, tail = posixpath.split(path.rstrip("/")) if FileSystems.get_scheme(path) \
+            else os.path.split(path)
+        return head, tail
+
+    @staticmethod
+    def absolute(path: str) -> str:
+        """``path`` with a local relative path made absolute (URIs are already)."""
+        if FileSystems.get_scheme(path):
+            return path
+        return os.path.abspath(os.path.expanduser(path))
+
+    @staticmethod
+    def mkdirs(path: str) -> None:
+        filesystem, arrow_path, _, _ = _resolve(path)
+        if FileSystems.exists(path):
+            raise IOError(f"{path} already exists")
+        filesystem.create_dir(arrow_path, recursive=True)
+
+    @staticmethod
+    def match(patterns: list, limits: list | None = None) -> list:
+        """A ``MatchResult`` per pattern, its files sorted by path (a pattern without wildcards
+        matches the one file it names, or nothing)."""
+        limits = limits or [None] * len(patterns)
+        results, failures = [], {}
+        for pattern, limit in zip(patterns, limits):
+            try:
+                results.append(MatchResult(pattern, _match(pattern)[:limit]))
+            except OSError as error:
+                failures[pattern] = error
+        if failures:
+            raise BeamIOError("Match operation failed", failures)
+        return results
+
+    @staticmethod
+    def create(path: str, mime_type: str = "application/octet-stream",
+               compression_type: str = CompressionTypes.AUTO):
+        """A binary stream writing a new file at ``path`` (its directory made if need be)."""
+        filesystem, arrow_path, _, _ = _resolve(path)
+        filesystem.create_dir(posixpath.dirname(arrow_path), recursive=True)
+        compression = CompressionTypes.resolved(compression_type, path)
+        return filesystem.open_output_stream(arrow_path,
+                                             compression=_ARROW_COMPRESSION[compression])
+
+    @staticmethod
+    def open(path: str, mime_type: str = "application/octet-stream",
+             compression_type: str = CompressionTypes.AUTO):
+        """A binary file reading ``path``: seekable when uncompressed, else a stream of the
+        decompressed bytes."""
+        filesystem, arrow_path, _, _ = _resolve(path)
+        compression = CompressionTypes.resolved(compression_type, path)
+        if compression == CompressionTypes.UNCOMPRESSED:
+            return filesystem.open_input_file(arrow_path)
+        return filesystem.open_input_stream(arrow_path,
+                                            compression=_ARROW_COMPRESSION[compression])
+
+    @staticmethod
+    def copy(source_file_names: list, destination_file_names: list) -> None:
+        _each("Copy", source_file_names, destination_file_names,
+              lambda fs, source, destination: fs.copy_file(source, destination))
+
+    @staticmethod
+    def rename(source_file_names: list, destination_file_names: list) -> None:
+        _each("Rename", source_file_names, destination_file_names,
+              lambda fs, source, destination: fs.move(source, destination))
+
+    @staticmethod
+    def exists(path: str) -> bool:
+        from pyarrow import fs as pafs
+
+        filesystem, arrow_path, _, _ = _resolve(path)
+        return filesystem.get_file_info(arrow_path).type != pafs.FileType.NotFound
+
+    @staticmethod
+    def last_updated(path: str) -> float:
+        return _info(path).mtime.timestamp()
+
+    @staticmethod
+    def checksum(path: str) -> str:
+        """What changes when the file does, without reading it: its size and modification."""
+        info = _info(path)
+        return f"{info.size}-{info.mtime_ns}"
+
+    @staticmethod
+    def list_prefix(path: str) -> list:
+        """The files and directories beside ``path`` whose paths start with it (not Beam's:
+        what a commit needs to find a prefix's shards and temporary directories)."""
+        from pyarrow import fs as pafs
+
+        filesystem, arrow_path, own_prefix, arrow_prefix = _resolve(path)
+        directory = posixpath.dirname(arrow_path)
+        try:
+            listed = filesystem.get_file_info(pafs.FileSelector(directory))
+        except FileNotFoundError:
+            return []
+        return sorted(_spelled(info.path, own_prefix, arrow_prefix) for info in listed
+                      if info.path.startswith(arrow_path))
+
+    @staticmethod
+    def delete(paths: list) -> None:
+        """Deletes files, and directories with everything under them."""
+        from pyarrow import fs as pafs
+
+        if isinstance(paths, str):
+            raise BeamIOError(f"Delete passed string argument instead of list: {paths}")
+        failures = {}
+        for path in paths:
+            filesystem, arrow_path, _, _ = _resolve(path)
+            try:
+                kind = filesystem.get_file_info(arrow_path).type
+                if kind == pafs.FileType.NotFound:
+                    raise FileNotFoundError(f"{path} does not exist")
+                if kind == pafs.FileType.Directory:
+                    filesystem.delete_dir(arrow_path)
+                else:
+                    filesystem.delete_file(arrow_path)
+            except OSError as error:
+                failures[path] = error
+        if failures:
+            raise BeamIOError("Delete operation failed", failures)
+
+
+def _info(path: str):
+    from pyarrow import fs as pafs
+
+    filesystem, arrow_path, _, _ = _resolve(path)
+    info = filesystem.get_file_info(arrow_path)
+    if info.type == pafs.FileType.NotFound:
+        raise BeamIOError(f"{path} does not exist", {path: FileNotFoundError(path)})
+    return info
+
+
+def _each(operation: str, sources: list, destinations: list, act) -> None:
+    if len(sources) != len(destinations):
+        raise BeamIOError(f"{operation}: {len(sources)} sources but {len(destinations)} "
+                          f"destinations")
+    failures = {}
+    for source, destination in zip(sources, destinations):
+        filesystem, source_path, _, _ = _resolve(source)
+        destination_path = _resolve(destination)[1]
+        try:
+            filesystem.create_dir(posixpath.dirname(destination_path), recursive=True)
+            act(filesystem, source_path, destination_path)
+        except OSError as error:
+            failures[(source, destination)] = error
+    if failures:
+        raise BeamIOError(f"{operation} operation failed", failures)
+
+
+def _spelled(arrow_path: str, own_prefix: str, arrow_prefix: str) -> str:
+    """A listed path with the scheme and authority of the path that listed it."""
+    return own_prefix + "/" + arrow_path[len(arrow_prefix):].lstrip("/")
+
+
+def _match(pattern: str) -> list:
+    from pyarrow import fs as pafs
+
+    filesystem, arrow_pattern, own_prefix, arrow_prefix = _resolve(pattern)
+
+    def metadata(info) -> FileMetadata:
+        return FileMetadata(_spelled(info.path, own_prefix, arrow_prefix), info.size,
+                            info.mtime.timestamp())
+
+    if not has_glob(arrow_pattern):
+        info = filesystem.get_file_info(arrow_pattern)
+        return [metadata(info)] if info.type == pafs.FileType.File else []
+    components = arrow_pattern.split("/")
+    fixed = next(i for i, part in enumerate(components) if has_glob(part))
+    base = "/".join(components[:fixed]) or "/"
+    recursive = "**" in arrow_pattern or fixed < len(components) - 1
+    try:
+        listed = filesystem.get_file_info(pafs.FileSelector(base, recursive=recursive))
+    except FileNotFoundError:
+        return []
+    regex = glob_regex(arrow_pattern)
+    files = [info for info in listed if info.type == pafs.FileType.File and regex.match(info.path)]
+    return [metadata(info) for info in sorted(files, key=lambda info: info.path)]

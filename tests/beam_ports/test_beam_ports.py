@@ -1,0 +1,21 @@
+"""Apache Beam's own pipelines and tests (cases.yaml), ported by changing their import lines
+only, give on every runner what Apache Beam's DirectRunner gives for the originals."""
+
+import pytest
+
+from case_runner import Sdk, expected_of, load_cases, run_case
+
+
+def _param(case):
+    marks = ([pytest.mark.xfail(strict=True, reason=f"pending: {case.pending}")]
+             if case.pending else [])
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in load_cases()])
+def test_the_port_gives_beams_output(case, runner, tmp_path, request):
+    ship = None
+    if runner == "spark":  # Spark's workers import the ported modules, as --py-files
+        ship = request.getfixturevalue("spark").sparkContext.addPyFile
+    rule = (case.differs or {}).get("rule", "Apache Beam's DirectRunner's output")
+    assert run_case(case, Sdk("panes", runner), tmp_path, ship) == expected_of(case), rule
