@@ -24,7 +24,6 @@ import math
 
 from panes.runners.eventlog import END_STEP
 from panes.runners.replay import _Clock, _bundle_position, _clock_position, _watermark_position
-from panes.runners.spark.streaming import key_state
 from panes.runners.spark.streaming.key_state import EVENT_TIME, PROCESSING_TIME
 from panes.timestamp import MIN_TIMESTAMP
 
@@ -52,48 +51,48 @@ class StaticClocks:
         """The last step every source has delivered, given Spark's watermark (-inf: none)."""
         return self.steps[watermark_ms - 1] if watermark_ms > 0 else -math.inf
 
-    def advance(self, state, bundles: list, timer_values, log) -> None:
+    def advance(self, key, bundles: list, timer_values, log) -> None:
         """Feeds the key its ``(step, records)`` bundles, each after the clock advances before
         it, then the advances up to the end of the last step known to be complete, telling
         ``log`` what each step emitted."""
         for step, records in bundles:
             position = _bundle_position(step)
-            self._fire_before(state, position, log)
-            self._catch_up(state, position)
-            log.note(step, key_state.process(state, records))
+            self._fire_before(key, position, log)
+            self._catch_up(key, position)
+            log.note(step, key.process(records))
         done = self.done_step(timer_values.getCurrentWatermarkInMs())
         last = max(done, bundles[-1][0]) if bundles else done
         if last > -math.inf:
-            self._fire_before(state, math.inf if last == END_STEP else _clock_position(last + 1),
+            self._fire_before(key, math.inf if last == END_STEP else _clock_position(last + 1),
                               log)
 
-    def wake_ms(self, state, timer_values):
+    def wake_ms(self, key, timer_values):
         """The tick of the first advance that passes one of the key's timers (None: none)."""
-        found = self._next_firing(state)
+        found = self._next_firing(key)
         return None if found is None else self.tick(found[0] // 4)
 
-    def _next_firing(self, state):
+    def _next_firing(self, key):
         """``(position, domain, time)`` of the first advance that fires a timer, or None."""
         candidates = []
         for domain, line in ((EVENT_TIME, self.watermark), (PROCESSING_TIME, self.clock)):
-            index = line.passing(key_state.next_timer(state, domain))
+            index = line.passing(key.next_timer(domain))
             if index is not None:
                 candidates.append((line.positions[index], domain, line.times[index]))
         return min(candidates) if candidates else None
 
-    def _fire_before(self, state, limit, log) -> None:
-        while (found := self._next_firing(state)) is not None and found[0] < limit:
+    def _fire_before(self, key, limit, log) -> None:
+        while (found := self._next_firing(key)) is not None and found[0] < limit:
             position, domain, time = found
-            self._catch_up(state, position)
-            log.note(position // 4, key_state.advance(state, domain, time))
+            self._catch_up(key, position)
+            log.note(position // 4, key.advance(domain, time))
 
-    def _catch_up(self, state, position: int) -> None:
+    def _catch_up(self, key, position: int) -> None:
         """The key's clocks as they are just before ``position``; they pass none of its timers
         there, so nothing fires."""
         for domain, line in ((EVENT_TIME, self.watermark), (PROCESSING_TIME, self.clock)):
             time = line.before(position)
-            if key_state.clock(state, domain) < time:
-                key_state.advance(state, domain, time)
+            if key.clock(domain) < time:
+                key.advance(domain, time)
 
 
 class BatchClocks:
@@ -113,19 +112,19 @@ class BatchClocks:
     def done_step(self, timer_values) -> int:
         return self.step(timer_values)
 
-    def advance(self, state, bundles: list, timer_values, log) -> None:
+    def advance(self, key, bundles: list, timer_values, log) -> None:
         watermark, now = self.now(timer_values)
         step = self.step(timer_values)
         for domain, time in ((PROCESSING_TIME, now), (EVENT_TIME, watermark)):
-            if key_state.clock(state, domain) < time:
-                log.note(step, key_state.advance(state, domain, time))
+            if key.clock(domain) < time:
+                log.note(step, key.advance(domain, time))
         for _, records in bundles:
-            log.note(step, key_state.process(state, records))
+            log.note(step, key.process(records))
 
-    def wake_ms(self, state, timer_values):
-        event = key_state.next_timer(state, EVENT_TIME)
+    def wake_ms(self, key, timer_values):
+        event = key.next_timer(EVENT_TIME)
         wake = None if event is None else event // MICROS_PER_MILLI + 1
-        if key_state.next_timer(state, PROCESSING_TIME) is not None:
+        if key.next_timer(PROCESSING_TIME) is not None:
             poll = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
             wake = poll if wake is None else min(wake, poll)
         return wake
@@ -135,14 +134,14 @@ class StepLog:
     """What advancing one key produced: ``(step, tag, WindowedValue)`` emissions, and the
     ``(step, hold)`` changes of its earliest hold (what its grouping's output watermark needs)."""
 
-    def __init__(self, state, hold):
-        self.state, self.hold = state, hold
+    def __init__(self, key):
+        self.key, self.hold = key, key.earliest_hold()
         self.emissions: list = []
         self.holds: list = []
 
     def note(self, step: int, emitted: list) -> None:
         self.emissions += [(step, tag, wv) for tag, wv in emitted]
-        hold = key_state.earliest_hold(self.state)
+        hold = self.key.earliest_hold()
         if hold != self.hold:
             self.hold = hold
             self.holds.append((step, hold))

@@ -30,9 +30,8 @@ from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_sc
 from panes.runners.fusion import Chunk
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.positions import grouped
-from panes.runners.spark.streaming import key_state
 from panes.runners.spark.streaming.clocks import StepLog
-from panes.runners.spark.streaming.key_state import LATE, MAIN, Counters
+from panes.runners.spark.streaming.key_state import LATE, MAIN, Counters, Grouping
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import (HOLD, TAIL, TICK, Outbox, load,
                                                 metrics_columns)
@@ -61,7 +60,7 @@ class _Grouping:
 
     def __init__(self, ir, node, clocks):
         self.label = node.id
-        self.core = key_state.Grouping.of(ir, node)
+        self.core = Grouping.of(ir, node)
         self.clocks = clocks
         late = node.payload.get("late_output")
         self.outputs = {MAIN: node.outputs["main"], LATE: node.outputs.get(late) if late else None}
@@ -162,17 +161,17 @@ class Operator(StatefulProcessor):
         them anew (None: its state is empty)."""
         if stored is None and not records:
             return None
-        counters, key = Counters(), pickle.loads(key_bytes)
+        counters = Counters()
         if stored is None:
-            state, first = grouping.core.new_state(key, counters), records[0][0]
+            key, first = grouping.core.new_key(pickle.loads(key_bytes), counters), records[0][0]
         else:
-            state, first = grouping.core.load(key, stored[0], counters), stored[1]
+            key, first = grouping.core.load(stored[0], counters), stored[1]
         records.sort(key=itemgetter(0))
         bundles = [(step, list(group)) for step, group in
                    groupby(records, key=lambda record: record[0][0])]
-        log = StepLog(state, key_state.earliest_hold(state))
+        log = StepLog(key)
         hold = log.hold
-        grouping.clocks.advance(state, bundles, timer_values, log)
+        grouping.clocks.advance(key, bundles, timer_values, log)
         self._emit(grouping, first, log.emissions)
         if self.stage.tail_ids:
             changes = []
@@ -182,9 +181,9 @@ class Operator(StatefulProcessor):
             if changes:
                 self.outbox.add(TAIL, b"", changes)
         counters.report(container, grouping.label)
-        if key_state.is_empty(state):
+        if key.is_empty():
             return None
-        return key_state.dump(state), first, grouping.clocks.wake_ms(state, timer_values)
+        return key.dump(), first, grouping.clocks.wake_ms(key, timer_values)
 
     def _advance_tail(self, entries, timer_values, expired, container):
         stored = self.state.get()

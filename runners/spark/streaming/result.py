@@ -3,33 +3,26 @@
 
 from __future__ import annotations
 
-import logging
-
-from panes.pipeline import PipelineResult
+from panes.runners.runner import PipelineResult, PipelineState
 from panes.runners.spark.errors import surfaced_errors
 
-log = logging.getLogger("panes.streaming")
-
-RUNNING, DONE, CANCELLED, FAILED = "RUNNING", "DONE", "CANCELLED", "FAILED"
+RUNNING, DONE = PipelineState.RUNNING, PipelineState.DONE
+CANCELLED, FAILED = PipelineState.CANCELLED, PipelineState.FAILED
 
 
 class StreamingPipelineResult(PipelineResult):
     """The result of ``Pipeline.run()`` under ``--streaming``."""
 
     def __init__(self, query, committer, label: str, on_end=None):
-        super().__init__(committer.metrics, committer.captures)
+        super().__init__(committer.metrics, committer.captures, RUNNING)
         self.query, self.committer, self.label = query, committer, label
-        self._state, self._on_end = RUNNING, on_end
+        self._on_end = on_end
 
     @property
     def state(self) -> str:
         if self._state == RUNNING and not self.query.isActive:
             self._finished()
         return self._state
-
-    @state.setter
-    def state(self, value) -> None:  # PipelineResult's constructor sets it
-        self._state = value
 
     def wait_until_finish(self, duration=None) -> str:
         """Blocks until the query ends (``duration``: at most that many milliseconds, as in

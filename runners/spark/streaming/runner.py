@@ -79,7 +79,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     for stage in stages:
         rows = rows.groupBy("route", "key").transformWithState(
             Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime")
-    label = options.job_name
+    label = options.job_name or "panes"
     committer = BatchCommitter(sinks, store, label)
     listener = ProgressLogger(label, committer.published)
     spark.streams.addListener(listener)

@@ -20,17 +20,15 @@ import math
 from collections import Counter
 from operator import itemgetter
 
-from panes.runners.eventlog import END_STEP
 from panes.runners.fusion import Chunk
 from panes.runners.replay import key_values
 from panes.runners.spark.positions import grouped
-from panes.runners.spark.streaming import key_state
-from panes.runners.spark.streaming.key_state import (EVENT_TIME, LATE, MAIN,
-                                                     PROCESSING_TIME)
+from panes.runners.spark.streaming.key_state import LATE, MAIN, Grouping
 from panes.runners.spark.streaming.routing import GROUPINGS
 from panes.runners.spark.streaming.rows import IN
 from panes.timestamp import MIN_TIMESTAMP
 from panes.window import window_order
+from panes.windowing.output_watermark import held_back
 
 
 
@@ -83,7 +81,7 @@ class Tail:
         self.first_ids, tail_ids, self.downstream = layers(ir)
         self.groupings = {}
         for label in tail_ids:
-            self.groupings[label] = (ir.nodes[label], key_state.Grouping.of(ir, ir.nodes[label]))
+            self.groupings[label] = (ir.nodes[label], Grouping.of(ir, ir.nodes[label]))
         self._inputs: dict = {}
 
     def deliver(self, node, chunk) -> None:
@@ -109,8 +107,8 @@ class Tail:
             state.done = step
 
     def _grouping_step(self, state, step, node, core, records, router, counters) -> None:
-        """One step of one tail grouping over all its keys: processing time, the bundle, then
-        the input watermark (at the end of input: bundle, watermark, processing time)."""
+        """One step of one tail grouping over all its keys: each key's engine step (processing
+        time, its bundle, then the input watermark)."""
         label = node.id
         firsts = state.firsts.setdefault(label, {})
         watermark_before, now_before = state.clocks.get(label, (MIN_TIMESTAMP, MIN_TIMESTAMP))
@@ -119,35 +117,22 @@ class Tail:
                                                              [r[1] for r in records])):
             by_key.setdefault(key, []).append((record[0], value, *record[2:]))
             firsts.setdefault(key, record[0])
-        live = {key: core.load(key, blob, counters)
-                for key, blob in state.keys.get(label, {}).items()}
+        live = {key: core.load(blob, counters) for key, blob in state.keys.get(label, {}).items()}
         for key in by_key:
             if key not in live:
-                live[key] = core.new_state(key, counters)
-                for domain, time in ((EVENT_TIME, watermark_before), (PROCESSING_TIME, now_before)):
-                    if time > MIN_TIMESTAMP:
-                        key_state.advance(live[key], domain, time)
+                live[key] = core.new_key(key, counters, watermark_before, now_before)
         watermark = self._watermark(state, node.inputs[0], step)
         now = self.processing_time(step)
-        actions = [(PROCESSING_TIME, now), (None, None), (EVENT_TIME, watermark)]
-        if step == END_STEP:
-            actions = actions[1:] + actions[:1]
         emissions: list = []
-        for domain, time in actions:
-            for key, key_state_ in live.items():
-                if domain is None:
-                    emitted = key_state.process(key_state_, by_key[key]) if key in by_key else ()
-                elif time is not None and key_state.clock(key_state_, domain) < time:
-                    emitted = key_state.advance(key_state_, domain, time)
-                else:
-                    continue
-                emissions += [((firsts[key], window_order(wv.windows[0]), len(emissions)), tag,
-                               wv) for tag, wv in emitted]
-        state.keys[label] = {key: key_state.dump(s) for key, s in live.items()
-                             if not key_state.is_empty(s)}
-        holds = [h for s in live.values() if (h := key_state.earliest_hold(s)) is not None]
-        state.watermarks[label] = min([watermark, *holds])
-        state.clocks[label] = (watermark, now_before if now is None else now)
+        for key, windowing in live.items():
+            emitted = windowing.step(by_key.get(key, ()), watermark, now)
+            emissions += [((firsts[key], window_order(wv.windows[0]), len(emissions)), tag, wv)
+                          for tag, wv in emitted]
+        state.keys[label] = {key: windowing.dump() for key, windowing in live.items()
+                             if not windowing.is_empty()}
+        holds = [h for w in live.values() if (h := w.earliest_hold()) is not None]
+        state.watermarks[label] = held_back(watermark, min(holds, default=None))
+        state.clocks[label] = (watermark, now)
         self._emit(node, step, sorted(emissions, key=itemgetter(0)), router)
 
     def _emit(self, node, step, emissions: list, router) -> None:
@@ -175,5 +160,6 @@ class Tail:
             return state.watermarks.get(producer.id, MIN_TIMESTAMP)
         if producer.id in self.first_ids:
             holds = [hold for hold, count in state.holds.get(producer.id, {}).items() if count > 0]
-            return min([self.source_watermark(producer.inputs[0], step), *holds])
+            return held_back(self.source_watermark(producer.inputs[0], step),
+                             min(holds, default=None))
         return min(self._watermark(state, pc, step) for pc in producer.inputs)

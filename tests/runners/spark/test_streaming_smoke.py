@@ -4,6 +4,8 @@ dropped, on Spark Structured Streaming gives the direct runner's panes and count
 
 import logging
 
+import pytest
+
 import panes as beam
 from panes.testing import TestStream, materialize
 from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
@@ -30,6 +32,7 @@ def _run(runner, options=None):
             result.metrics().counter("dropped_late"))
 
 
+@pytest.mark.smoke
 def test_a_test_stream_on_structured_streaming_gives_the_direct_runners_panes(spark, caplog):
     with caplog.at_level(logging.INFO, logger="panes.streaming"):
         streamed = _run("spark", {"streaming": True})
