@@ -1,5 +1,5 @@
-"""The distribution: every package is shipped, and the base install runs the direct runner with
-none of the Spark extra's packages."""
+"""The distribution: every package is shipped, and the base install runs the direct runner,
+local text files included, with none of the Spark and Parquet extras' packages."""
 
 import os
 import subprocess
@@ -72,3 +72,10 @@ def test_base_install_runs_the_direct_runner_without_spark(tmp_path):
     assert installed == "[]"
     assert error == "the spark runner needs pyspark, which is not installed: " \
                     "pip install 'panes[spark]'"
+    # The README's first command: the word count example reads and writes local text files.
+    counted = subprocess.run([str(python), str(ROOT / "examples" / "wordcount.py"), "--output",
+                              str(tmp_path / "counts")], capture_output=True, text=True,
+                             cwd=tmp_path, env=env, timeout=120)
+    assert counted.returncode == 0, counted.stderr
+    assert "most frequent:" in counted.stdout
+    assert list(tmp_path.glob("counts-00000-of-*.txt")) and (tmp_path / "counts.SUCCESS").exists()

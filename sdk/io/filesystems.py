@@ -1,8 +1,8 @@
 """Beam's ``FileSystems``: file operations on paths that may be URIs, for the direct runner
 and the Spark driver.
 
-A path without a scheme (or ``file://``) is a local file; any other scheme goes to the
-matching ``pyarrow.fs`` file system (``s3://`` — also spelled ``s3a://``/``s3n://`` as Hadoop
+A path without a scheme (or ``file://``) is a local file (``panes.io.localfs``: the base
+install needs no pyarrow); any other scheme goes to the matching ``pyarrow.fs`` file system (``s3://`` — also spelled ``s3a://``/``s3n://`` as Hadoop
 does —, ``gs://``, ``hdfs://``, ``abfs://``, whatever the installed pyarrow supports), so a
 pipeline reads the same URIs on the direct runner that Spark's readers read.
 
@@ -17,6 +17,7 @@ import os
 import posixpath
 import re
 
+from panes.io import localfs
 from panes.io.filesystem import BeamIOError, CompressionTypes, FileMetadata, MatchResult
 
 _URI = re.compile(r"(?P<scheme>[a-zA-Z][-a-zA-Z0-9+.]*)://(?P<rest>.*)", re.DOTALL)
@@ -57,11 +58,28 @@ def glob_regex(pattern: str) -> re.Pattern:
 
 @functools.lru_cache(maxsize=None)
 def _arrow_filesystem(scheme: str, authority: str):
+    if scheme in ("", "file"):
+        return localfs.LocalFileSystem()
+    try:
+        from pyarrow import fs as pafs
+    except ImportError:
+        raise BeamIOError(f"{scheme}:// paths need pyarrow's file systems: "
+                          f"pip install 'panes[parquet]'") from None
+    return pafs.FileSystem.from_uri(f"{_SCHEME_ALIASES.get(scheme, scheme)}://{authority}/")[0]
+
+
+def _selector(filesystem, base: str, recursive: bool = False):
+    """A listing request in ``filesystem``'s own type."""
+    if isinstance(filesystem, localfs.LocalFileSystem):
+        return localfs.FileSelector(base, recursive)
     from pyarrow import fs as pafs
 
-    if scheme in ("", "file"):
-        return pafs.LocalFileSystem()
-    return pafs.FileSystem.from_uri(f"{_SCHEME_ALIASES.get(scheme, scheme)}://{authority}/")[0]
+    return pafs.FileSelector(base, recursive=recursive)
+
+
+def _kind(info) -> str:
+    """``NotFound``, ``File``, ``Directory`` or ``Unknown``, whichever file system listed it."""
+    return info.type.name
 
 
 def _resolve(path: str) -> tuple:
@@ -75,10 +93,8 @@ def _resolve(path: str) -> tuple:
     scheme, rest = match.group("scheme"), match.group("rest")
     authority, _, key = rest.partition("/")
     filesystem = _arrow_filesystem(scheme, authority)
-    from pyarrow import fs as pafs
-
     # Object stores name a file bucket/key; a Hadoop file system names it /key.
-    arrow_prefix = authority if isinstance(filesystem, (pafs.S3FileSystem, pafs.GcsFileSystem)) \
+    arrow_prefix = authority if type(filesystem).__name__ in ("S3FileSystem", "GcsFileSystem") \
         else ""
     return filesystem, f"{arrow_prefix}/{key}".lstrip("/") if arrow_prefix else f"/{key}", \
         f"{scheme}://{authority}", arrow_prefix
@@ -166,10 +182,8 @@ class FileSystems:
 
     @staticmethod
     def exists(path: str) -> bool:
-        from pyarrow import fs as pafs
-
         filesystem, arrow_path, _, _ = _resolve(path)
-        return filesystem.get_file_info(arrow_path).type != pafs.FileType.NotFound
+        return _kind(filesystem.get_file_info(arrow_path)) != "NotFound"
 
     @staticmethod
     def last_updated(path: str) -> float:
@@ -185,12 +199,10 @@ class FileSystems:
     def list_prefix(path: str) -> list:
         """The files and directories beside ``path`` whose paths start with it (not Beam's:
         what a commit needs to find a prefix's shards and temporary directories)."""
-        from pyarrow import fs as pafs
-
         filesystem, arrow_path, own_prefix, arrow_prefix = _resolve(path)
         directory = posixpath.dirname(arrow_path)
         try:
-            listed = filesystem.get_file_info(pafs.FileSelector(directory))
+            listed = filesystem.get_file_info(_selector(filesystem, directory))
         except FileNotFoundError:
             return []
         return sorted(_spelled(info.path, own_prefix, arrow_prefix) for info in listed
@@ -199,18 +211,16 @@ class FileSystems:
     @staticmethod
     def delete(paths: list) -> None:
         """Deletes files, and directories with everything under them."""
-        from pyarrow import fs as pafs
-
         if isinstance(paths, str):
             raise BeamIOError(f"Delete passed string argument instead of list: {paths}")
         failures = {}
         for path in paths:
             filesystem, arrow_path, _, _ = _resolve(path)
             try:
-                kind = filesystem.get_file_info(arrow_path).type
-                if kind == pafs.FileType.NotFound:
+                kind = _kind(filesystem.get_file_info(arrow_path))
+                if kind == "NotFound":
                     raise FileNotFoundError(f"{path} does not exist")
-                if kind == pafs.FileType.Directory:
+                if kind == "Directory":
                     filesystem.delete_dir(arrow_path)
                 else:
                     filesystem.delete_file(arrow_path)
@@ -221,11 +231,9 @@ class FileSystems:
 
 
 def _info(path: str):
-    from pyarrow import fs as pafs
-
     filesystem, arrow_path, _, _ = _resolve(path)
     info = filesystem.get_file_info(arrow_path)
-    if info.type == pafs.FileType.NotFound:
+    if _kind(info) == "NotFound":
         raise BeamIOError(f"{path} does not exist", {path: FileNotFoundError(path)})
     return info
 
@@ -253,8 +261,6 @@ def _spelled(arrow_path: str, own_prefix: str, arrow_prefix: str) -> str:
 
 
 def _match(pattern: str) -> list:
-    from pyarrow import fs as pafs
-
     filesystem, arrow_pattern, own_prefix, arrow_prefix = _resolve(pattern)
 
     def metadata(info) -> FileMetadata:
@@ -263,15 +269,15 @@ def _match(pattern: str) -> list:
 
     if not has_glob(arrow_pattern):
         info = filesystem.get_file_info(arrow_pattern)
-        return [metadata(info)] if info.type == pafs.FileType.File else []
+        return [metadata(info)] if _kind(info) == "File" else []
     components = arrow_pattern.split("/")
     fixed = next(i for i, part in enumerate(components) if has_glob(part))
     base = "/".join(components[:fixed]) or "/"
     recursive = "**" in arrow_pattern or fixed < len(components) - 1
     try:
-        listed = filesystem.get_file_info(pafs.FileSelector(base, recursive=recursive))
+        listed = filesystem.get_file_info(_selector(filesystem, base, recursive))
     except FileNotFoundError:
         return []
     regex = glob_regex(arrow_pattern)
-    files = [info for info in listed if info.type == pafs.FileType.File and regex.match(info.path)]
+    files = [info for info in listed if _kind(info) == "File" and regex.match(info.path)]
     return [metadata(info) for info in sorted(files, key=lambda info: info.path)]

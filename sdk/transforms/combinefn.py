@@ -1,8 +1,10 @@
-"""CombineFn: associative, commutative aggregation in four steps (create/add/merge/extract)."""
+"""CombineFn: associative, commutative aggregation in four steps (create/add/merge/extract),
+and the built-in ones that plain ``sum``, ``min`` and ``max`` stand for."""
 
 from __future__ import annotations
 
 import builtins
+import operator
 
 
 class CombineFn:
@@ -47,10 +49,7 @@ class CombineFn:
             raise TypeError(f"pass an instance of {fn.__name__}, i.e. {fn.__name__}()")
         if not callable(fn):
             raise TypeError(f"a combiner must be a CombineFn or a callable, got {fn!r}")
-        from panes.transforms import combiners
-
-        builtin = {builtins.sum: combiners.SumFn, builtins.min: combiners.MinFn,
-                   builtins.max: combiners.MaxFn}.get(fn)
+        builtin = {builtins.sum: SumFn, builtins.min: MinFn, builtins.max: MaxFn}.get(fn)
         return builtin() if builtin else CallableWrapperCombineFn(fn)
 
 
@@ -85,3 +84,46 @@ class CallableWrapperCombineFn(CombineFn):
 
     def apply(self, elements, *args, **kwargs):
         return self.fn(list(elements), *args, **kwargs)
+
+
+class SumFn(CombineFn):
+    """Sum of numbers; the accumulator is the running sum."""
+
+    # ``accumulator + element``, as a C function: groupings call it once per element.
+    add_input = staticmethod(operator.add)
+
+    def create_accumulator(self):
+        return 0
+
+    def merge_accumulators(self, accumulators):
+        return sum(accumulators)
+
+    def extract_output(self, accumulator):
+        return accumulator
+
+
+class _ExtremumFn(CombineFn):
+    """Min or max; None until the first element."""
+
+    pick = staticmethod(min)
+
+    def create_accumulator(self):
+        return None
+
+    def add_input(self, accumulator, element):
+        return element if accumulator is None else self.pick(accumulator, element)
+
+    def merge_accumulators(self, accumulators):
+        present = [a for a in accumulators if a is not None]
+        return self.pick(present) if present else None
+
+    def extract_output(self, accumulator):
+        return accumulator
+
+
+class MinFn(_ExtremumFn):
+    pick = staticmethod(min)
+
+
+class MaxFn(_ExtremumFn):
+    pick = staticmethod(max)

@@ -60,9 +60,9 @@ class PTransform:
         return labelled
 
     def __ror__(self, left):
-        """``[pc1, pc2] | Flatten()`` and ``pipeline | Create(...)`` land here."""
-        pipeline = _pipeline_of(left, self)
-        return pipeline.apply(self, PBegin(pipeline) if left is pipeline else left)
+        """``[pc1, pc2] | Flatten()`` and ``{"a": pc} | CoGroupByKey()`` land here (pipelines and
+        PCollections apply what follows their own ``|``)."""
+        return _pipeline_of(left, self).apply(self, left)
 
     def __or__(self, right):
         raise PipelineConstructionError(
@@ -168,14 +168,11 @@ def label_from_callable(fn) -> str:
 
 
 def _pipeline_of(left, transform):
-    from panes.pipeline import Pipeline
-
-    if isinstance(left, Pipeline):
-        return left
+    """The pipeline ``left | transform`` applies to (a pipeline's own ``|`` applies there)."""
     if isinstance(left, PValue):
         return left.pipeline
     if isinstance(left, (dict, list, tuple)) and not left and hasattr(transform, "pipeline"):
-        if isinstance(transform.pipeline, Pipeline):  # e.g. {} | CoGroupByKey(pipeline=p)
+        if callable(getattr(transform.pipeline, "apply", None)):  # {} | CoGroupByKey(pipeline=p)
             return transform.pipeline
         raise PipelineConstructionError(
             f"{transform.default_label()} of no collections needs its pipeline: "

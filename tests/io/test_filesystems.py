@@ -60,6 +60,18 @@ def test_streams_are_compressed_by_extension_or_as_asked(tmp_path):
     assert raw[:2] == b"\x1f\x8b"
 
 
+@pytest.mark.parametrize("suffix, magic", [(".bz2", b"BZh"), (".zst", b"\x28\xb5\x2f\xfd")])
+def test_bzip2_and_zstd_files_round_trip(tmp_path, suffix, magic):
+    if suffix == ".zst":
+        pytest.importorskip("pyarrow", reason="zstd files are read and written through pyarrow")
+    path = str(tmp_path / f"a.txt{suffix}")
+    with FileSystems.create(path) as out:
+        out.write(b"one\ntwo\n")
+    assert (tmp_path / f"a.txt{suffix}").read_bytes().startswith(magic)
+    with FileSystems.open(path) as stream:
+        assert stream.read() == b"one\ntwo\n"
+
+
 def test_copy_rename_delete_and_their_failures(tree):
     FileSystems.copy([str(tree / "a.txt")], [str(tree / "copies" / "a.txt")])
     FileSystems.rename([str(tree / "b.txt")], [str(tree / "moved" / "b.txt")])
