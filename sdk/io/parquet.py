@@ -69,9 +69,6 @@ class ParquetSink(Sink):
     def write_records(self, records, label: str = "") -> list[str]:
         """Writes ``num_shards`` shards (one when the runner may choose) through
         ``FileSystems``, each a consecutive run of ``records``, and publishes them."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
         records = list(records)
         schema = self.schema_for(label, records)
         prefix = FileSystems.absolute(self.file_path_prefix)
@@ -82,14 +79,22 @@ class ParquetSink(Sink):
             renames = []
             for final, shard in zip(names, split_evenly(records, count)):
                 path = posixpath.join(temporary, posixpath.basename(final))
-                table = pa.Table.from_batches([record_batch(label, shard, schema)], schema)
-                with FileSystems.create(path,
-                                        compression_type=CompressionTypes.UNCOMPRESSED) as out:
-                    pq.write_table(table, out, compression=self.codec)
+                self.write_shard(path, shard, label, schema)
                 renames.append((path, final))
             return renames
 
         return write_and_publish(FileSystems, prefix, self.shard_regex(), write)
+
+    def write_shard(self, path: str, records: list, label: str = "", schema=None) -> None:
+        """One shard at ``path`` through ``FileSystems``, of ``schema`` (None: ``schema_for``
+        these records; a streaming run writes one per micro-batch and partition)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = schema if schema is not None else self.schema_for(label, records)
+        table = pa.Table.from_batches([record_batch(label, records, schema)], schema)
+        with FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED) as out:
+            pq.write_table(table, out, compression=self.codec)
 
 
 def record_batch(label: str, records: list, schema):

@@ -102,14 +102,19 @@ class TextSink(Sink):
             renames = []
             for final, shard in zip(names, split_evenly(list(records), count)):
                 path = posixpath.join(temporary, posixpath.basename(final))
-                with FileSystems.create(path, compression_type=self.compression()) as out:
-                    out.write(self.header_bytes())
-                    if shard:
-                        out.write(encoded_lines(label, shard) + b"\n")
+                self.write_shard(path, shard, label)
                 renames.append((path, final))
             return renames
 
         return write_and_publish(FileSystems, prefix, self.shard_regex(), write)
+
+    def write_shard(self, path: str, records: list, label: str = "") -> None:
+        """One shard at ``path`` through ``FileSystems``: the header, then a line per record
+        (a streaming run writes one per micro-batch and partition)."""
+        with FileSystems.create(path, compression_type=self.compression()) as out:
+            out.write(self.header_bytes())
+            if records:
+                out.write(encoded_lines(label, records) + b"\n")
 
 
 def encoded_lines(label: str, values) -> bytes:

@@ -53,7 +53,8 @@ def test_consecutive_windows_sum_per_key_then_global_top_k(runner):
 def test_every_example_takes_its_runner_from_the_command_line(example, monkeypatch):
     """Run as a script, an example reads --runner (and other pipeline options) from its
     command line: an unknown runner there is refused, so the flag reached the pipeline."""
-    required = {"hourly_sessions": ["--input", "logs/*", "--output", "sessions"]}
+    required = {"hourly_sessions": ["--input", "logs/*", "--output", "sessions"],
+                "streaming_leaderboard": ["--input", "events", "--output", "scores/panes"]}
     argv = [f"{example}.py", "--runner=FlinkRunner", *required.get(example, [])]
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(PipelineConstructionError, match="unknown runner 'FlinkRunner'"):

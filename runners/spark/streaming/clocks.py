@@ -23,7 +23,7 @@ import bisect
 import math
 
 from panes.runners.eventlog import END_STEP
-from panes.runners.replay import _Clock, _bundle_position, _clock_position, _watermark_position
+from panes.runners.replay import _bundle_position, _Clock, _clock_position, _watermark_position
 from panes.runners.spark.streaming.key_state import EVENT_TIME, PROCESSING_TIME
 from panes.timestamp import MIN_TIMESTAMP
 
@@ -156,7 +156,7 @@ class StaticTimeline:
         self.processing_times = processing_times
         self._done = -math.inf
 
-    def view(self, timer_values) -> "StaticTimeline":
+    def view(self, timer_values) -> StaticTimeline:
         watermark_ms = timer_values.getCurrentWatermarkInMs()
         self._done = self.steps[watermark_ms - 1] if watermark_ms > 0 else -math.inf
         return self
@@ -174,7 +174,7 @@ class StaticTimeline:
 class BatchTimeline:
     """The tail's clocks on unbounded input: the micro-batch is the one complete step."""
 
-    def view(self, timer_values) -> "BatchTimeline":
+    def view(self, timer_values) -> BatchTimeline:
         self._watermark, self._now = BatchClocks.now(timer_values)
         return self
 

@@ -42,7 +42,7 @@ class Grouping:
         self.engine = WindowingEngine(strategy, aggregation)
 
     @classmethod
-    def of(cls, ir, node) -> "Grouping":
+    def of(cls, ir, node) -> Grouping:
         """The windowing of a ``group_by_key`` or ``combine_per_key`` node of ``ir``."""
         strategy = lift(ir.pcollections[node.inputs[0]].windowing)
         aggregation = (BufferAggregation() if node.kind == "group_by_key" else
@@ -50,12 +50,12 @@ class Grouping:
         return cls(strategy, aggregation)
 
     def new_key(self, key, counters: Counters, watermark: int = MIN_TIMESTAMP,
-                processing_time: int = MIN_TIMESTAMP) -> "Key":
+                processing_time: int = MIN_TIMESTAMP) -> Key:
         """A key seen for the first time (or again after its state emptied), its clocks at the
         grouping's; what its steps drop is counted in ``counters``."""
         return Key(self.engine, self.engine.new_state(key, watermark, processing_time), counters)
 
-    def load(self, blob: bytes, counters: Counters) -> "Key":
+    def load(self, blob: bytes, counters: Counters) -> Key:
         """The key ``Key.dump`` stored, ready to advance."""
         return Key(self.engine, pickle.loads(blob), counters)
 

@@ -33,8 +33,7 @@ from panes.runners.spark.positions import grouped
 from panes.runners.spark.streaming.clocks import StepLog
 from panes.runners.spark.streaming.key_state import LATE, MAIN, Counters, Grouping
 from panes.runners.spark.streaming.routing import Router
-from panes.runners.spark.streaming.rows import (HOLD, TAIL, TICK, Outbox, load,
-                                                metrics_columns)
+from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, load, metrics_columns
 from panes.runners.spark.streaming.tail import Tail, TailState
 from panes.window import window_order
 
@@ -83,9 +82,12 @@ class Operator(StatefulProcessor):
         self.outbox = Outbox(ir, self.stage.buckets, tail_ids=self.stage.tail_ids)
         exit = self.outbox.exit
         if self.tail is not None:
-            tail = self.tail
-            exit = lambda node, chunk: (tail.deliver(node, chunk) if node.id in tail.groupings
-                                        else self.outbox.exit(node, chunk))  # noqa: E731
+            tail, outbox = self.tail, self.outbox
+
+            def exit(node, chunk):
+                if node.id in tail.groupings:
+                    return tail.deliver(node, chunk)
+                return outbox.exit(node, chunk)
         self.router = Router(ir, exit, self.cell)
 
     def handleInputRows(self, key, rows, timerValues):

@@ -110,7 +110,7 @@ class BatchCommitter:
             os.makedirs(os.path.dirname(os.path.abspath(final_name(sink, batch_id, partition))),
                         exist_ok=True)
             os.replace(path, final_name(sink, batch_id, partition))
-        for label, sink in self.sinks.items():
+        for sink in self.sinks.values():
             if isinstance(sink, FILE_SINKS):
                 shutil.rmtree(os.path.join(staging_directory(sink), str(batch_id)),
                               ignore_errors=True)
@@ -136,7 +136,9 @@ def _partition_writer(sinks: dict, staging: dict, batch_id: int):
                                                                f"{partition:05d}")
             os.makedirs(os.path.dirname(path), exist_ok=True)
             try:
-                sinks[label].write_shard(path, [wv.value for _, wv in records])
+                sinks[label].write_shard(path, [wv.value for _, wv in records], label)
+            except UserCodeError:
+                raise
             except Exception as error:
                 raise UserCodeError(label, None, error) from error
             yield "staged", label, (partition, path, len(records))

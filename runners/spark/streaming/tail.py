@@ -31,7 +31,6 @@ from panes.window import window_order
 from panes.windowing.output_watermark import held_back
 
 
-
 def layers(ir) -> tuple:
     """``(first, tail, downstream)``: the groupings fed by sources only, those after another
     grouping, and the collections after a grouping."""

@@ -11,7 +11,8 @@ from panes.runners.spark.streaming.checkpoint import CheckpointStore, changes, s
 from panes.window import FixedWindows, Sessions
 
 
-def _ir(window=FixedWindows(10), fn=lambda kv: kv, extra=False):
+def _ir(window=None, fn=lambda kv: kv, extra=False):
+    window = window or FixedWindows(10)
     p = beam.Pipeline()
     pairs = p | "Read" >> beam.Create([("a", 1)]) | "Fn" >> beam.Map(fn)
     grouped = pairs | "Window" >> beam.WindowInto(window) | "Group" >> beam.GroupByKey()
