@@ -53,7 +53,7 @@ def get_session(options):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    return start_session(options.spark_master, options.job_name, options.spark_conf,
+    return start_session(options.spark_master, options.job_name or "panes", options.spark_conf,
                          options.spark_log_level)
 
 

@@ -63,7 +63,7 @@ class StaticClocks:
         done = self.done_step(timer_values.getCurrentWatermarkInMs())
         last = max(done, bundles[-1][0]) if bundles else done
         if last > -math.inf:
-            self._fire_before(key, math.inf if last == END_STEP else _clock_position(last + 1),
+            self._fire_before(key, math.inf if last == END_STEP else _clock_position(int(last) + 1),
                               log)
 
     def wake_ms(self, key, timer_values):

@@ -60,7 +60,7 @@ class EventLogReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def partitions(self, start: dict, end: dict):
         return [_Tick(tick) for tick in range(start["tick"] + 1, end["tick"] + 1)]
 
-    def read(self, partition: _Tick):
+    def read(self, partition):
         tick, watermark = partition.tick, tick_time(partition.tick)
         records = self.bundles.get(tick, [])
         for start in range(0, len(records), CHUNK):

@@ -63,6 +63,7 @@ class Router:
             index, down = node.inputs.index(pcollection_id), self._entry(node.outputs["main"])
             return lambda chunk: down(chunk._replace(
                 positions=[flattened(position, index) for position in chunk.positions]))
+        stage: WindowStage | ParDoStage | _TaggedParDo
         if node.kind == "assign_windows":
             window_fn = lift(self.ir.pcollections[node.outputs["main"]].windowing).window_fn
             stage, down = WindowStage(node.id, window_fn), self._entry(node.outputs["main"])

@@ -54,8 +54,7 @@ class Outbox:
             self._records(TAIL, b"").append((IN, node.id, list(zip(*chunk))))
             return
         if node.kind == "write":
-            records = self._records(node.id, self.partition)
-            records.extend(zip(chunk.positions, _boxed(chunk)))
+            self._records(node.id, self.partition).extend(zip(chunk.positions, _boxed(chunk)))
             return
         pairs = key_values(node.id, node.kind, chunk.values)
         pickled, keyed, route = self._keys, self._keyed, node.id
@@ -83,7 +82,7 @@ class Outbox:
         for (route, key_bytes), records in self._keyed.items():
             self._records(route, bucket_of(key_bytes, self.buckets)).append((key_bytes, records))
         self._keyed.clear()
-        columns = {name: [] for name in _COLUMNS}
+        columns: dict = {name: [] for name in _COLUMNS}
         for (route, key), records in self._rows.items():
             columns["route"].append(route)
             columns["key"].append(key)

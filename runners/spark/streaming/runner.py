@@ -59,8 +59,8 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         frames = [unbounded_frame(spark, node, options).mapInArrow(
             ingest(ir_json, unbounded_decoder(node, node.outputs["main"]), buckets, tail_ids),
             INGEST_DDL) for node in unbounded]
-        clocks = {label: BatchClocks() for label in first}
-        timeline = BatchTimeline()
+        clocks: dict = {label: BatchClocks() for label in first}
+        timeline: BatchTimeline | StaticTimeline = BatchTimeline()
     else:
         inputs = StaticInputs(ir, static)
         frames = [_static_frame(spark, ir_json, inputs, node, ticks_per_batch, buckets, tail_ids)

@@ -78,7 +78,8 @@ class BatchCommitter:
         # A worker's UserCodeError stays encoded in the failure's text, for the query's end
         # (result.wait_until_finish) to raise as itself.
         results = frame.rdd.mapPartitionsWithIndex(worker_generator(write)).collect()
-        metrics, staged, captured, published = MetricsContainer(), [], {}, 0
+        metrics, staged, published = MetricsContainer(), [], 0
+        captured: dict = {}
         for kind, label, payload in results:
             if kind == METRICS:
                 metrics.merge(payload)

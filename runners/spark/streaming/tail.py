@@ -34,7 +34,9 @@ from panes.windowing.output_watermark import held_back
 def layers(ir) -> tuple:
     """``(first, tail, downstream)``: the groupings fed by sources only, those after another
     grouping, and the collections after a grouping."""
-    downstream, first, tail = set(), [], []
+    downstream: set = set()
+    first: list = []
+    tail: list = []
     for node in ir.nodes.values():
         after = any(pc in downstream for pc in node.inputs)
         if node.kind in GROUPINGS:
