@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from panes.options.pipeline_options import StandardOptions
 from panes.runners.spark import SparkRunner
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "conformance"))
@@ -28,7 +29,8 @@ class StreamingRunner:
         self.runner = SparkRunner(partitions=2, steps_per_micro_batch=steps)
 
     def run_pipeline(self, ir, options):
-        return self.runner.run_pipeline(ir, options.with_values(streaming=True))
+        options.view_as(StandardOptions).streaming = True
+        return self.runner.run_pipeline(ir, options)
 
 
 def test_the_scenarios_are_there():
