@@ -26,7 +26,9 @@ def events_csv(size: int) -> Path:
         temporary = path.with_suffix(".tmp")
         with open(temporary, "w") as out:
             for i in range(size):
-                seconds = max(0, i * SPAN_SECONDS // size - rng.randrange(MAX_DELAY_SECONDS)) // 2 * 2
+                seconds = (
+                    max(0, i * SPAN_SECONDS // size - rng.randrange(MAX_DELAY_SECONDS)) // 2 * 2
+                )
                 out.write(f"k{rng.randrange(KEYS)},{rng.randrange(100)},{seconds}\n")
         temporary.rename(path)
     return path
@@ -38,8 +40,9 @@ def events_parquet(size: int) -> Path:
         import pyarrow.csv as pc
         import pyarrow.parquet as pq
 
-        table = pc.read_csv(events_csv(size), read_options=pc.ReadOptions(
-            column_names=["key", "value", "seconds"]))
+        table = pc.read_csv(
+            events_csv(size), read_options=pc.ReadOptions(column_names=["key", "value", "seconds"])
+        )
         pq.write_table(table, path)
     return path
 

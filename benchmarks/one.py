@@ -25,10 +25,16 @@ SPARK_SYSTEMS = {"rdd", "dataframe", "panes-spark", "panes-spark-sql"}
 def session():
     from panes.runners.spark.session import start_session
 
-    spark = start_session(f"local[{os.cpu_count()}]", "panes-benchmarks",
-                          {"spark.sql.shuffle.partitions": str(2 * os.cpu_count()),
-                           "spark.sql.session.timeZone": "UTC", "spark.driver.memory": "8g",
-                           "spark.ui.enabled": "false"})
+    spark = start_session(
+        f"local[{os.cpu_count()}]",
+        "panes-benchmarks",
+        {
+            "spark.sql.shuffle.partitions": str(2 * os.cpu_count()),
+            "spark.sql.session.timeZone": "UTC",
+            "spark.driver.memory": "8g",
+            "spark.ui.enabled": "false",
+        },
+    )
     return spark
 
 
@@ -63,8 +69,16 @@ def main(system, workload, size):
         return
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     digest = None if result is None else hashlib.sha256(repr(result).encode()).hexdigest()
-    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "digest": digest,
-                      "rows": None if result is None else len(result)}))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "peak_mb": peak_mb,
+                "digest": digest,
+                "rows": None if result is None else len(result),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ from pathlib import Path
 from benchmarks.datagen import DATA, events_csv
 from benchmarks.run import RESULTS, ROOT, machine
 
-JOBS = {"map": "text -> Map -> text", "fanout": "text -> GroupByKey -> FlatMap (back to every "
-                                                "line) -> text"}
+JOBS = {
+    "map": "text -> Map -> text",
+    "fanout": "text -> GroupByKey -> FlatMap (back to every line) -> text",
+}
 SYSTEMS = ["pyspark", "panes"]
 MAX_RESULT_SIZE = "16m"
 
@@ -84,9 +86,15 @@ def one(system, job, size) -> dict:
     and a digest of the output's lines (sorted)."""
     from panes.runners.spark.session import start_session
 
-    spark = start_session(f"local[{os.cpu_count()}]", "panes-scale", {
-        "spark.driver.maxResultSize": MAX_RESULT_SIZE, "spark.driver.memory": "2g",
-        "spark.ui.enabled": "false"})
+    spark = start_session(
+        f"local[{os.cpu_count()}]",
+        "panes-scale",
+        {
+            "spark.driver.maxResultSize": MAX_RESULT_SIZE,
+            "spark.driver.memory": "2g",
+            "spark.ui.enabled": "false",
+        },
+    )
     source = str(events_csv(size))
     out = str(DATA / f"scale-out-{system}-{job}-{size}")
     shutil.rmtree(out, ignore_errors=True)
@@ -99,22 +107,33 @@ def one(system, job, size) -> dict:
     python_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     digest = output_digest(out)
     shutil.rmtree(out, ignore_errors=True)
-    return {"seconds": seconds, "python_mb": python_mb, "jvm_mb": jvm_peak_mb(spark),
-            "digest": digest}
+    return {
+        "seconds": seconds,
+        "python_mb": python_mb,
+        "jvm_mb": jvm_peak_mb(spark),
+        "digest": digest,
+    }
 
 
 def output_digest(directory: str) -> str:
     """A digest of the sorted lines of every data file under ``directory``."""
-    lines = sorted(line for path in glob.glob(directory + "/*")
-                   if not os.path.basename(path).startswith(("_", ".")) and
-                   not path.endswith(".SUCCESS")
-                   for line in open(path, encoding="utf-8"))
+    lines = sorted(
+        line
+        for path in glob.glob(directory + "/*")
+        if not os.path.basename(path).startswith(("_", ".")) and not path.endswith(".SUCCESS")
+        for line in open(path, encoding="utf-8")
+    )
     return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
 def measure(system, job, size, timeout) -> dict:
-    done = subprocess.run([sys.executable, "-m", "benchmarks.scale", "one", system, job,
-                           str(size)], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scale", "one", system, job, str(size)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
     if done.returncode != 0:
         raise SystemExit(f"{system} {job} at {size} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -140,24 +159,39 @@ def main(argv=None):
             for system in args.systems.split(","):
                 results[system] = measure(system, job, size, args.timeout)
                 r = results[system]
-                print(f"{job:7} {size:>11,} {system:8} {r['seconds']:8.1f} s  python "
-                      f"{r['python_mb']:6.0f} MB  jvm {r['jvm_mb']:6.0f} MB", flush=True)
+                print(
+                    f"{job:7} {size:>11,} {system:8} {r['seconds']:8.1f} s  python "
+                    f"{r['python_mb']:6.0f} MB  jvm {r['jvm_mb']:6.0f} MB",
+                    flush=True,
+                )
             if len({r["digest"] for r in results.values()}) > 1:
                 raise SystemExit(f"MISMATCH: {job} at {size}: outputs differ")
             rows += [(job, size, system, r) for system, r in results.items()]
-    lines = ["| job | lines | system | time (s) | driver Python peak MB | driver JVM peak MB "
-             "| Python + JVM − PySpark's |", "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
-    baseline = {(job, size): r["python_mb"] + r["jvm_mb"]
-                for job, size, system, r in rows if system == "pyspark"}
+    lines = [
+        "| job | lines | system | time (s) | driver Python peak MB | driver JVM peak MB "
+        "| Python + JVM − PySpark's |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
+    baseline = {
+        (job, size): r["python_mb"] + r["jvm_mb"]
+        for job, size, system, r in rows
+        if system == "pyspark"
+    }
     for job, size, system, r in rows:
         total = r["python_mb"] + r["jvm_mb"]
-        difference = (f"{total - baseline[(job, size)]:+.0f} MB"
-                      if (job, size) in baseline else "–")
-        lines.append(f"| {job} | {size:,} | {system} | {r['seconds']:.1f} | "
-                     f"{r['python_mb']:.0f} | {r['jvm_mb']:.0f} | {difference} |")
-    text = (f"Machine: {machine()}; spark.driver.maxResultSize={MAX_RESULT_SIZE}, "
-            f"spark.driver.memory=2g\n\nJobs: " + "; ".join(f"{k}: {v}" for k, v in JOBS.items())
-            + "\n\n" + "\n".join(lines) + "\n")
+        difference = f"{total - baseline[(job, size)]:+.0f} MB" if (job, size) in baseline else "–"
+        lines.append(
+            f"| {job} | {size:,} | {system} | {r['seconds']:.1f} | "
+            f"{r['python_mb']:.0f} | {r['jvm_mb']:.0f} | {difference} |"
+        )
+    text = (
+        f"Machine: {machine()}; spark.driver.maxResultSize={MAX_RESULT_SIZE}, "
+        f"spark.driver.memory=2g\n\nJobs: "
+        + "; ".join(f"{k}: {v}" for k, v in JOBS.items())
+        + "\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
     args.out.mkdir(exist_ok=True)
     (args.out / "scale.md").write_text(text)
     print(text)

@@ -22,7 +22,7 @@ WORKLOADS = {
     2: "sliding 10 min / 1 min windows, mean per key",
     3: "session windows (gap 5 s), count per key",
     4: "fixed 60 s windows, sum per key group, early every 1000 and late firings, "
-       "out-of-orderness watermark",
+    "out-of-orderness watermark",
     5: "word count",
 }
 
@@ -39,30 +39,43 @@ def grouped(line):
 
 
 def normalized(rows):
-    return sorted((*row[:-1], round(row[-1], 6) if isinstance(row[-1], float) else row[-1])
-                  for row in rows)
+    return sorted(
+        (*row[:-1], round(row[-1], 6) if isinstance(row[-1], float) else row[-1]) for row in rows
+    )
 
 
 # -- hand-written PySpark RDD ------------------------------------------------------------------
 
+
 def rdd(spark, workload, size):
     sc = spark.sparkContext
     if workload == 5:
-        counts = (sc.textFile(str(words_text(size))).flatMap(str.split)
-                  .map(lambda word: (word, 1)).reduceByKey(add))
+        counts = (
+            sc.textFile(str(words_text(size)))
+            .flatMap(str.split)
+            .map(lambda word: (word, 1))
+            .reduceByKey(add)
+        )
         return normalized(counts.collect())
     events = sc.textFile(str(events_csv(size))).map(parse)
     if workload == 1:
         sums = events.map(lambda e: ((e[0], e[2] - e[2] % FIXED), e[1])).reduceByKey(add)
         return normalized((k, s, s + FIXED, v) for (k, s), v in sums.collect())
     if workload == 2:
+
         def windows(e):
             last = e[2] - e[2] % SLIDE_PERIOD
-            return [((e[0], start), (e[1], 1)) for start in range(last, e[2] - SLIDE_SIZE, -SLIDE_PERIOD)]
+            return [
+                ((e[0], start), (e[1], 1))
+                for start in range(last, e[2] - SLIDE_SIZE, -SLIDE_PERIOD)
+            ]
 
         sums = events.flatMap(windows).reduceByKey(lambda a, b: (a[0] + b[0], a[1] + b[1]))
-        return normalized((k, s, s + SLIDE_SIZE, total / n) for (k, s), (total, n) in sums.collect())
+        return normalized(
+            (k, s, s + SLIDE_SIZE, total / n) for (k, s), (total, n) in sums.collect()
+        )
     if workload == 3:
+
         def sessions(pair):
             key, times = pair
             out, start, end, count = [], None, None, 0
@@ -76,34 +89,45 @@ def rdd(spark, workload, size):
             out.append((key, start, end, count))
             return out
 
-        return normalized(events.map(lambda e: (e[0], e[2])).groupByKey().flatMap(sessions).collect())
+        return normalized(
+            events.map(lambda e: (e[0], e[2])).groupByKey().flatMap(sessions).collect()
+        )
     raise KeyError(workload)
 
 
 # -- native PySpark DataFrame -------------------------------------------------------------------
+
 
 def dataframe(spark, workload, size):
     from pyspark.sql import functions as F
 
     if workload == 5:
         words = spark.read.text(str(words_text(size))).select(
-            F.explode(F.split("value", " ")).alias("word"))
+            F.explode(F.split("value", " ")).alias("word")
+        )
         return normalized(tuple(r) for r in words.groupBy("word").count().collect())
     if workload == 4:
         return None
-    events = (spark.read.parquet(str(events_parquet(size)))
-              .withColumn("ts", F.timestamp_seconds("seconds")))
+    events = spark.read.parquet(str(events_parquet(size))).withColumn(
+        "ts", F.timestamp_seconds("seconds")
+    )
     window, aggregate = {
         1: (F.window("ts", f"{FIXED} seconds"), F.sum("value")),
         2: (F.window("ts", f"{SLIDE_SIZE} seconds", f"{SLIDE_PERIOD} seconds"), F.avg("value")),
         3: (F.session_window("ts", f"{GAP} seconds"), F.count("value")),
     }[workload]
-    grouped = events.groupBy(window.alias("w"), "key").agg(aggregate.alias("v")).select(
-        "key", F.unix_timestamp("w.start").alias("s"), F.unix_timestamp("w.end").alias("e"), "v")
+    grouped = (
+        events.groupBy(window.alias("w"), "key")
+        .agg(aggregate.alias("v"))
+        .select(
+            "key", F.unix_timestamp("w.start").alias("s"), F.unix_timestamp("w.end").alias("e"), "v"
+        )
+    )
     return normalized(tuple(r) for r in grouped.collect())
 
 
 # -- panes (direct and Spark runners) -----------------------------------------------------------
+
 
 def panes(runner, workload, size, spark_partitions=None):
     import panes as beam
@@ -114,36 +138,53 @@ def panes(runner, workload, size, spark_partitions=None):
 
     p = beam.Pipeline(runner=runner, options={"spark_partitions": spark_partitions})
     if workload == 5:
-        counts = (p | beam.io.ReadFromText(str(words_text(size))) | beam.FlatMap(str.split)
-                  | beam.combiners.Count.PerElement())
+        counts = (
+            p
+            | beam.io.ReadFromText(str(words_text(size)))
+            | beam.FlatMap(str.split)
+            | beam.combiners.Count.PerElement()
+        )
         out = materialize(counts)
         p.run()
         return normalized(out.values)
     read = beam.io.ReadFromText(str(events_csv(size)))
     if workload == 4:
-        read = read.with_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(DELAY),
-                                    timestamp_fn=lambda line: int(line.rsplit(",", 1)[1]))
+        read = read.with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(DELAY),
+            timestamp_fn=lambda line: int(line.rsplit(",", 1)[1]),
+        )
         pairs = p | read | beam.Map(grouped)
     else:
-        pairs = p | read | beam.Map(lambda line: (lambda k, v, t: TimestampedValue((k, v), t))(
-            *parse(line)))
+        pairs = (
+            p
+            | read
+            | beam.Map(lambda line: (lambda k, v, t: TimestampedValue((k, v), t))(*parse(line)))
+        )
     windowing, combine = {
         1: (beam.WindowInto(FixedWindows(FIXED)), sum),
         2: (beam.WindowInto(SlidingWindows(SLIDE_SIZE, SLIDE_PERIOD)), beam.combiners.MeanFn()),
         3: (beam.WindowInto(Sessions(GAP)), beam.combiners.CountFn()),
-        4: (beam.WindowInto(FixedWindows(FIXED),
-                            trigger=AfterWatermark(early=AfterCount(EARLY_EVERY),
-                                                   late=AfterCount(1)),
-                            accumulation_mode=AccumulationMode.ACCUMULATING,
-                            allowed_lateness=LATENESS), sum),
+        4: (
+            beam.WindowInto(
+                FixedWindows(FIXED),
+                trigger=AfterWatermark(early=AfterCount(EARLY_EVERY), late=AfterCount(1)),
+                accumulation_mode=AccumulationMode.ACCUMULATING,
+                allowed_lateness=LATENESS,
+            ),
+            sum,
+        ),
     }[workload]
     out = materialize(pairs | windowing | beam.CombinePerKey(combine))
     p.run()
     if workload == 4:
-        return normalized((key, start // S, end // S, pane.timing.value, pane.index, value)
-                          for (key, value), _, ((start, end),), pane in out.windowed_values)
-    return normalized((key, start // S, end // S, value)
-                      for (key, value), _, ((start, end),), _ in out.windowed_values)
+        return normalized(
+            (key, start // S, end // S, pane.timing.value, pane.index, value)
+            for (key, value), _, ((start, end),), pane in out.windowed_values
+        )
+    return normalized(
+        (key, start // S, end // S, value)
+        for (key, value), _, ((start, end),), _ in out.windowed_values
+    )
 
 
 def panes_sql(workload, size):
@@ -161,12 +202,18 @@ def panes_sql(workload, size):
         3: (Sessions(GAP), beam.combiners.CountFn()),
     }[workload]
     p = beam.Pipeline(runner="spark")
-    out = materialize(p | beam.io.ReadFromParquet(str(events_parquet(size)))
-                      | beam.WithTimestampField("seconds") | beam.WindowInto(window_fn)
-                      | beam.GroupBy("key").aggregate_field("value", combine, "v"))
+    out = materialize(
+        p
+        | beam.io.ReadFromParquet(str(events_parquet(size)))
+        | beam.WithTimestampField("seconds")
+        | beam.WindowInto(window_fn)
+        | beam.GroupBy("key").aggregate_field("value", combine, "v")
+    )
     p.run()
-    return normalized((value["key"], start // S, end // S, value["v"])
-                      for value, _, ((start, end),), _ in out.windowed_values)
+    return normalized(
+        (value["key"], start // S, end // S, value["v"])
+        for value, _, ((start, end),), _ in out.windowed_values
+    )
 
 
 # -- Apache Beam's Python DirectRunner ------------------------------------------------------------
@@ -185,18 +232,31 @@ def beam_direct(workload, size):
 
     class Collect(ab.DoFn):
         def process(self, kv, w=ab.DoFn.WindowParam):
-            _keep_beam_row((kv[0], kv[1]) if workload == 5 else
-                           (kv[0], int(w.start), int(w.end), kv[1]))
+            _keep_beam_row(
+                (kv[0], kv[1]) if workload == 5 else (kv[0], int(w.start), int(w.end), kv[1])
+            )
 
     _beam_rows.clear()
     with ab.Pipeline(runner="DirectRunner") as p:
         if workload == 5:
-            (p | ab.io.ReadFromText(str(words_text(size))) | ab.FlatMap(str.split)
-             | ab.combiners.Count.PerElement() | ab.ParDo(Collect()))
+            (
+                p
+                | ab.io.ReadFromText(str(words_text(size)))
+                | ab.FlatMap(str.split)
+                | ab.combiners.Count.PerElement()
+                | ab.ParDo(Collect())
+            )
         elif workload == 1:
-            (p | ab.io.ReadFromText(str(events_csv(size)))
-             | ab.Map(lambda line: (lambda k, v, t: bw.TimestampedValue((k, v), t))(*parse(line)))
-             | ab.WindowInto(bw.FixedWindows(FIXED)) | ab.CombinePerKey(sum) | ab.ParDo(Collect()))
+            (
+                p
+                | ab.io.ReadFromText(str(events_csv(size)))
+                | ab.Map(
+                    lambda line: (lambda k, v, t: bw.TimestampedValue((k, v), t))(*parse(line))
+                )
+                | ab.WindowInto(bw.FixedWindows(FIXED))
+                | ab.CombinePerKey(sum)
+                | ab.ParDo(Collect())
+            )
         else:
             return None
     return normalized(_beam_rows)

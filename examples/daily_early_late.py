@@ -26,7 +26,9 @@ def event_log():
     """A day of sales: two hours of traffic, the end of the day, then late stragglers."""
     stream = TestStream().advance_processing_time(60)  # traffic starts a minute past the hour
     for hour in range(2):
-        stream.add_elements([TimestampedValue(("sales", 1), hour * HOUR + 60 * i) for i in range(30)])
+        stream.add_elements(
+            [TimestampedValue(("sales", 1), hour * HOUR + 60 * i) for i in range(30)]
+        )
         stream.advance_processing_time(HOUR)
     stream.advance_watermark_to(DAY - 8 * HOUR + 60)  # past the end of the first local day
     for _ in range(2):
@@ -35,22 +37,30 @@ def event_log():
 
 
 def build(p):
-    trigger = (EventTimeTrigger.afterEndOfWindow()
-               .withEarlyTrigger(ContinuousProcessingTimeTrigger.of(HOUR))
-               .withLateTrigger(CountTrigger.atLeast(LATE_EVERY)))
-    return (p
-            | "Sales" >> event_log()
-            | "LocalDays" >> beam.WindowInto(FixedWindows(DAY, offset=-8 * HOUR), trigger=trigger,
-                                             allowed_lateness=12 * HOUR)
-            | "Total" >> beam.CombinePerKey(sum))
+    trigger = (
+        EventTimeTrigger.afterEndOfWindow()
+        .withEarlyTrigger(ContinuousProcessingTimeTrigger.of(HOUR))
+        .withLateTrigger(CountTrigger.atLeast(LATE_EVERY))
+    )
+    return (
+        p
+        | "Sales" >> event_log()
+        | "LocalDays"
+        >> beam.WindowInto(
+            FixedWindows(DAY, offset=-8 * HOUR), trigger=trigger, allowed_lateness=12 * HOUR
+        )
+        | "Total" >> beam.CombinePerKey(sum)
+    )
 
 
 def run(runner=None, options=None):
     p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p))
     p.run()
-    return [(wv.pane.timing.value, wv.value[1]) for wv in
-            sorted(out.windowed_values, key=lambda wv: wv.pane.index)]
+    return [
+        (wv.pane_info.timing.value, wv.value[1])
+        for wv in sorted(out.windowed_values, key=lambda wv: wv.pane_info.index)
+    ]
 
 
 if __name__ == "__main__":

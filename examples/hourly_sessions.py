@@ -29,11 +29,17 @@ from panes.metrics import Metrics
 from panes.options.pipeline_options import PipelineOptions
 from panes.window import Sessions, TimestampedValue
 
-SCHEMA = pa.schema([
-    ("user", pa.string()), ("hour", pa.string()),
-    ("start", pa.timestamp("us", tz="UTC")), ("end", pa.timestamp("us", tz="UTC")),
-    ("events", pa.int64()), ("actions", pa.int64()), ("bytes", pa.int64()),
-])
+SCHEMA = pa.schema(
+    [
+        ("user", pa.string()),
+        ("hour", pa.string()),
+        ("start", pa.timestamp("us", tz="UTC")),
+        ("end", pa.timestamp("us", tz="UTC")),
+        ("events", pa.int64()),
+        ("actions", pa.int64()),
+        ("bytes", pa.int64()),
+    ]
+)
 
 
 class ParseEvent(beam.DoFn):
@@ -44,8 +50,9 @@ class ParseEvent(beam.DoFn):
         try:
             event = json.loads(line)
             time = dt.datetime.fromisoformat(event["time"].replace("Z", "+00:00"))
-            yield TimestampedValue((str(event["user"]), (event["action"], int(event["bytes"]))),
-                                   time)
+            yield TimestampedValue(
+                (str(event["user"]), (event["action"], int(event["bytes"]))), time
+            )
         except (ValueError, KeyError, TypeError, AttributeError):
             Metrics.counter("hourly_sessions", "rejected_lines").inc()
             yield beam.TaggedOutput("rejected", line)
@@ -78,19 +85,30 @@ class SessionTotals(beam.CombineFn):
 def session_row(user_totals, window=beam.DoFn.WindowParam):
     """The session's Parquet row: its window is the session."""
     user, (events, actions, size) = user_totals
-    start = dt.datetime.fromtimestamp(window.start / 1e6, dt.timezone.utc)
-    end = dt.datetime.fromtimestamp(window.end / 1e6, dt.timezone.utc)
-    return {"user": user, "hour": start.strftime("%Y-%m-%dT%H:00"), "start": start, "end": end,
-            "events": events, "actions": actions, "bytes": size}
+    start, end = window.start.to_utc_datetime(has_tz=True), window.end.to_utc_datetime(has_tz=True)
+    return {
+        "user": user,
+        "hour": start.strftime("%Y-%m-%dT%H:00"),
+        "start": start,
+        "end": end,
+        "events": events,
+        "actions": actions,
+        "bytes": size,
+    }
 
 
 def build(p, input_pattern: str, output: str, gap_minutes: float = 30):
-    parsed = (p | "ReadLogs" >> beam.io.ReadFromText(input_pattern)
-              | "Parse" >> beam.ParDo(ParseEvent()).with_outputs("rejected", main="events"))
-    sessions = (parsed.events
-                | "Sessions" >> beam.WindowInto(Sessions(gap_minutes * 60))
-                | "Totals" >> beam.CombinePerKey(SessionTotals())
-                | "Rows" >> beam.Map(session_row))
+    parsed = (
+        p
+        | "ReadLogs" >> beam.io.ReadFromText(input_pattern)
+        | "Parse" >> beam.ParDo(ParseEvent()).with_outputs("rejected", main="events")
+    )
+    sessions = (
+        parsed.events
+        | "Sessions" >> beam.WindowInto(Sessions(gap_minutes * 60))
+        | "Totals" >> beam.CombinePerKey(SessionTotals())
+        | "Rows" >> beam.Map(session_row)
+    )
     sessions | "WriteSessions" >> beam.io.WriteToParquet(output, SCHEMA, codec="snappy")
     parsed.rejected | "WriteRejected" >> beam.io.WriteToText(output + "-rejected", ".txt")
     return sessions

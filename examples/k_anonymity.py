@@ -18,26 +18,35 @@ from panes.window import FixedWindows, TimestampedValue
 
 K = 5
 HOUR = 3600
-VISITS = ([("10115", 60 * i) for i in range(7)]          # 7 visits in hour 0: published
-          + [("20095", 60 * i) for i in range(3)]         # 3 visits in hour 0: withheld
-          + [("20095", HOUR + 60 * i) for i in range(5)])  # 5 visits in hour 1: published
+VISITS = (
+    [("10115", 60 * i) for i in range(7)]  # 7 visits in hour 0: published
+    + [("20095", 60 * i) for i in range(3)]  # 3 visits in hour 0: withheld
+    + [("20095", HOUR + 60 * i) for i in range(5)]
+)  # 5 visits in hour 1: published
 
 
 def build(p, visits=VISITS):
-    return (p
-            | "Visits" >> beam.Create([TimestampedValue((zip_code, 1), t) for zip_code, t in visits])
-            | "Hourly" >> beam.WindowInto(
-                FixedWindows(HOUR),
-                trigger=All(EventTimeTrigger.afterEndOfWindow(), CountTrigger.atLeast(K)))
-            | "Count" >> beam.CombinePerKey(sum))
+    return (
+        p
+        | "Visits" >> beam.Create([TimestampedValue((zip_code, 1), t) for zip_code, t in visits])
+        | "Hourly"
+        >> beam.WindowInto(
+            FixedWindows(HOUR),
+            trigger=All(EventTimeTrigger.afterEndOfWindow(), CountTrigger.atLeast(K)),
+        )
+        | "Count" >> beam.CombinePerKey(sum)
+    )
 
 
 def run(visits=VISITS, runner=None, options=None):
     p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p, visits))
     result = p.run()
-    published = sorted((zip_code, wv.windows[0].start // 1_000_000 // HOUR, count)
-                       for wv in out.windowed_values for zip_code, count in [wv.value])
+    published = sorted(
+        (zip_code, int(wv.windows[0].start) // HOUR, count)
+        for wv in out.windowed_values
+        for zip_code, count in [wv.value]
+    )
     return published, result.metrics().counter("purged_unfired")
 
 

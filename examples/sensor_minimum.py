@@ -15,8 +15,14 @@ from panes.testing import materialize
 from panes.window import FixedWindows, TimestampedValue
 
 READINGS = [  # (sensor, value, event time in seconds)
-    ("s1", 21.5, 3), ("s2", 18.0, 7), ("s1", 19.0, 42), ("s2", 18.5, 59),
-    ("s1", 22.0, 61), ("s1", 20.5, 95), ("s2", 17.0, 100), ("s2", 17.5, 119),
+    ("s1", 21.5, 3),
+    ("s2", 18.0, 7),
+    ("s1", 19.0, 42),
+    ("s2", 18.5, 59),
+    ("s1", 22.0, 61),
+    ("s1", 20.5, 95),
+    ("s2", 17.0, 100),
+    ("s2", 17.5, 119),
 ]
 
 
@@ -39,15 +45,17 @@ class MinReading(beam.CombineFn):
 
 def with_window_start(kv, window=beam.DoFn.WindowParam):
     sensor, reading = kv
-    return sensor, window.start // 1_000_000, reading
+    return sensor, int(window.start), reading
 
 
 def build(p, readings=READINGS):
-    return (p
-            | "Readings" >> beam.Create([TimestampedValue((s, v), t) for s, v, t in readings])
-            | "Minutes" >> beam.WindowInto(FixedWindows(60))
-            | "Minimum" >> beam.CombinePerKey(MinReading())
-            | "WindowStart" >> beam.Map(with_window_start))
+    return (
+        p
+        | "Readings" >> beam.Create([TimestampedValue((s, v), t) for s, v, t in readings])
+        | "Minutes" >> beam.WindowInto(FixedWindows(60))
+        | "Minimum" >> beam.CombinePerKey(MinReading())
+        | "WindowStart" >> beam.Map(with_window_start)
+    )
 
 
 def run(readings=READINGS, runner=None, options=None):

@@ -17,13 +17,17 @@ from panes.window import CountWindows
 
 def build(p, numbers=range(1, 91)):
     """Returns (sliding sums, averages of three consecutive sums)."""
-    sums = (p
-            | "Numbers" >> beam.Create([("all", n) for n in numbers])
-            | "SlidingCount" >> beam.WindowInto(CountWindows(30, 10))
-            | "SlidingSum" >> beam.CombinePerKey(sum))
-    averages = (sums
-                | "TumblingCount" >> beam.WindowInto(CountWindows(3))
-                | "TumblingAvg" >> beam.combiners.Mean.PerKey())
+    sums = (
+        p
+        | "Numbers" >> beam.Create([("all", n) for n in numbers])
+        | "SlidingCount" >> beam.WindowInto(CountWindows(30, 10))
+        | "SlidingSum" >> beam.CombinePerKey(sum)
+    )
+    averages = (
+        sums
+        | "TumblingCount" >> beam.WindowInto(CountWindows(3))
+        | "TumblingAvg" >> beam.combiners.Mean.PerKey()
+    )
     return sums, averages
 
 

@@ -16,27 +16,40 @@ from panes.testing import materialize
 from panes.window import FixedWindows, TimestampedValue
 
 CLICKS = [  # (page, clicks, event time in seconds)
-    ("home", 3, 0), ("cart", 5, 1), ("help", 1, 2), ("home", 4, 3), ("shop", 2, 4),
-    ("shop", 9, 6), ("help", 7, 7), ("home", 1, 8), ("cart", 2, 9),
+    ("home", 3, 0),
+    ("cart", 5, 1),
+    ("help", 1, 2),
+    ("home", 4, 3),
+    ("shop", 2, 4),
+    ("shop", 9, 6),
+    ("help", 7, 7),
+    ("home", 1, 8),
+    ("cart", 2, 9),
 ]
 
 
 def build(p, clicks=CLICKS, k=2):
-    sums = (p
-            | "Clicks" >> beam.Create([TimestampedValue((page, n), t) for page, n, t in clicks])
-            | "PerKeyWindows" >> beam.WindowInto(FixedWindows(5))
-            | "SumPerPage" >> beam.CombinePerKey(sum))
-    return (sums
-            | "GlobalWindows" >> beam.WindowInto(FixedWindows(5))
-            | "TopK" >> beam.CombineGlobally(
-                beam.combiners.TopCombineFn(k, key=lambda kv: kv[1])).without_defaults())
+    sums = (
+        p
+        | "Clicks" >> beam.Create([TimestampedValue((page, n), t) for page, n, t in clicks])
+        | "PerKeyWindows" >> beam.WindowInto(FixedWindows(5))
+        | "SumPerPage" >> beam.CombinePerKey(sum)
+    )
+    return (
+        sums
+        | "GlobalWindows" >> beam.WindowInto(FixedWindows(5))
+        | "TopK"
+        >> beam.CombineGlobally(
+            beam.combiners.TopCombineFn(k, key=lambda kv: kv[1])
+        ).without_defaults()
+    )
 
 
 def run(clicks=CLICKS, k=2, runner=None, options=None):
     p = beam.Pipeline(runner=runner, options=options)
     out = materialize(build(p, clicks, k))
     p.run()
-    return sorted((wv.windows[0].start // 1_000_000, wv.value) for wv in out.windowed_values)
+    return sorted((int(wv.windows[0].start), wv.value) for wv in out.windowed_values)
 
 
 if __name__ == "__main__":

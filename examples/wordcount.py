@@ -1,7 +1,7 @@
 """Word count: the lines of a text file, split into words, counted, written as text shards.
 
-    python examples/wordcount.py [--input FILE] [--output PREFIX] [--runner=spark] [options]
-    panes run examples/wordcount.py --runner spark
+python examples/wordcount.py [--input FILE] [--output PREFIX] [--runner=spark] [options]
+panes run examples/wordcount.py --runner spark
 """
 
 from __future__ import annotations
@@ -28,16 +28,18 @@ class ExtractWords(beam.DoFn):
 
 
 def count_words(lines):
-    return (lines
-            | "Words" >> beam.ParDo(ExtractWords())
-            | "Count" >> beam.combiners.Count.PerElement())
+    return (
+        lines | "Words" >> beam.ParDo(ExtractWords()) | "Count" >> beam.combiners.Count.PerElement()
+    )
 
 
 def build(p, input_file=INPUT, output=OUTPUT):
     counts = count_words(p | "Read" >> beam.io.ReadFromText(input_file))
-    (counts
-     | "Format" >> beam.MapTuple(lambda word, n: f"{word}: {n}")
-     | "Write" >> beam.io.WriteToText(output, ".txt"))
+    (
+        counts
+        | "Format" >> beam.MapTuple(lambda word, n: f"{word}: {n}")
+        | "Write" >> beam.io.WriteToText(output, ".txt")
+    )
     return counts
 
 
@@ -50,8 +52,10 @@ def main(argv=None):
     from panes.testing import materialize
 
     with beam.Pipeline(options=PipelineOptions(pipeline_args)) as p:
-        top = materialize(build(p, args.input, args.output) | beam.combiners.Top.Of(
-            5, key=lambda kv: (kv[1], kv[0])))
+        top = materialize(
+            build(p, args.input, args.output)
+            | beam.combiners.Top.Of(5, key=lambda kv: (kv[1], kv[0]))
+        )
     print(f"wrote {args.output}-*-of-*.txt; most frequent: {top.values[0]}")
 
 

@@ -17,10 +17,15 @@ _NEEDS = {"spark": ("pyspark", "spark")}
 # Beam's names for its in-process runners all mean the direct runner here (as Beam's
 # TestPipeline maps them to its own local runner); SparkRunner is the Spark runner.
 _ALIASES = {
-    "direct": "direct", "directrunner": "direct", "fnapirunner": "direct",
-    "bundlebaseddirectrunner": "direct", "switchingdirectrunner": "direct",
-    "testdirectrunner": "direct", "prismrunner": "direct",
-    "spark": "spark", "sparkrunner": "spark",
+    "direct": "direct",
+    "directrunner": "direct",
+    "fnapirunner": "direct",
+    "bundlebaseddirectrunner": "direct",
+    "switchingdirectrunner": "direct",
+    "testdirectrunner": "direct",
+    "prismrunner": "direct",
+    "spark": "spark",
+    "sparkrunner": "spark",
 }
 
 
@@ -31,7 +36,8 @@ def runner_name(runner: str) -> str:
     if name is None:
         raise PipelineConstructionError(
             f"unknown runner {runner!r}; panes runs pipelines on the direct runner (direct, "
-            f"DirectRunner, FnApiRunner, PrismRunner, ...) or on Spark (spark, SparkRunner)")
+            f"DirectRunner, FnApiRunner, PrismRunner, ...) or on Spark (spark, SparkRunner)"
+        )
     return name
 
 
@@ -43,10 +49,12 @@ def check_runner(runner) -> None:
         if module is not None and importlib.util.find_spec(module) is None:
             raise PipelineConstructionError(
                 f"the {name} runner needs {module}, which is not installed: "
-                f"pip install 'panes[{extra}]'")
+                f"pip install 'panes[{extra}]'"
+            )
     elif not hasattr(runner, "run_pipeline"):
         raise PipelineConstructionError(
-            f"runner must be a name {sorted(_RUNNERS)} or a runner object, got {runner!r}")
+            f"runner must be a name {sorted(_RUNNERS)} or a runner object, got {runner!r}"
+        )
 
 
 def create_runner(runner):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.watermark import combine_input_watermarks
 
 FIRST_STEP = 0
@@ -51,9 +51,9 @@ def elements_of(stream) -> list:
 def merged_watermarks(streams) -> list:
     """The watermark of several streams merged into one (Flatten): the minimum over the inputs
     that are not idle, unchanged while all are idle; an event only where it changes."""
-    watermarks = [MIN_TIMESTAMP] * len(streams)
+    watermarks = [MIN_MICROS] * len(streams)
     idle = [False] * len(streams)
-    current, current_idle = MIN_TIMESTAMP, False
+    current, current_idle = MIN_MICROS, False
     merged = []
     for step, events in by_step(streams):
         for index, event in events:

@@ -15,16 +15,16 @@ appends the output's index.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate, chain, repeat
 from typing import NamedTuple
 
 from panes.errors import UserCodeError, map_user_fn
 from panes.pvalue import TaggedOutput
-from panes.transforms.dofn_runner import DoFnRunner
-from panes.timestamp import check_timestamps
-from panes.window import TimestampedValue, WindowedValue
 from panes.runners.windows import assigner
+from panes.timestamp import check_timestamps
+from panes.transforms.dofn_runner import DoFnRunner
+from panes.window import TimestampedValue, WindowedValue, windowed_value
 
 # Elements a chain takes at a time: enough that per-chunk work vanishes, few enough that a
 # chunk's columns stay small.
@@ -44,16 +44,17 @@ class Chunk(NamedTuple):
     panes: Sequence
 
     @classmethod
-    def of(cls, positions: Sequence, windowed_values: Sequence) -> "Chunk":
+    def of(cls, positions: Sequence, windowed_values: Sequence) -> Chunk:
         """The columns of ``windowed_values`` (at least one), at ``positions``."""
         return cls(positions, *zip(*windowed_values))
 
-    def repeated(self, counts: list) -> "Chunk":
+    def repeated(self, counts: list) -> Chunk:
         """Each element ``counts[i]`` times, the k-th copy at ``(*position, k)``: what a
         FlatMap's outputs inherit."""
         ends = list(accumulate(counts))
-        return Chunk(Expanded(self.positions, ends, True),
-                     *(Expanded(column, ends) for column in self[1:]))
+        return Chunk(
+            Expanded(self.positions, ends, True), *(Expanded(column, ends) for column in self[1:])
+        )
 
 
 class Expanded(Sequence):
@@ -65,7 +66,8 @@ class Expanded(Sequence):
     __slots__ = ("_column", "_ends", "_nested", "_entries")
 
     def __init__(self, column: Sequence, ends: list, nested: bool = False):
-        self._column, self._ends, self._nested, self._entries = column, ends, nested, None
+        self._column, self._ends, self._nested = column, ends, nested
+        self._entries: list | None = None
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
@@ -88,9 +90,15 @@ class Expanded(Sequence):
     def entries(self) -> list:
         if self._entries is None:
             counts = [end - start for start, end in zip([0, *self._ends], self._ends)]
-            self._entries = ([(*position, index) for position, count in zip(self._column, counts)
-                              for index in range(count)] if self._nested else
-                             list(chain.from_iterable(map(repeat, self._column, counts))))
+            self._entries = (
+                [
+                    (*position, index)
+                    for position, count in zip(self._column, counts)
+                    for index in range(count)
+                ]
+                if self._nested
+                else list(chain.from_iterable(map(repeat, self._column, counts)))
+            )
         return self._entries
 
 
@@ -102,11 +110,19 @@ def fusable(node) -> bool:
 class ParDoStage:
     """A single-output ParDo; ``resolver`` gives its side inputs, if it has any."""
 
+    down: Callable  # the next stage's push function, once bound
+
     def __init__(self, label: str, payload: dict, resolver=None):
         self.label = label
-        self.runner = DoFnRunner(label, payload["fn"], payload["args"], payload["kwargs"],
-                                 payload["main_tag"], payload["output_tags"], resolver)
-        self.down = None
+        self.runner = DoFnRunner(
+            label,
+            payload["fn"],
+            payload["args"],
+            payload["kwargs"],
+            payload["main_tag"],
+            payload["output_tags"],
+            resolver,
+        )
 
     def bind(self, down, cell):
         """The stage's push function, feeding ``down``; it names its label in the metrics
@@ -161,8 +177,9 @@ class ParDoStage:
             cell[1] = label
             positions, outputs = [], []
             for position, value, timestamp, windows, pane in zip(*chunk):
-                for index, (_, out) in enumerate(process(WindowedValue(value, timestamp, windows,
-                                                                       pane))):
+                for index, (_, out) in enumerate(
+                    process(windowed_value((value, timestamp, windows, pane)))
+                ):
                     positions.append((*position, index))
                     outputs.append(out)
             if outputs:
@@ -194,13 +211,15 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
     if not any(issubclass(kind, _SPECIAL) for kind in kinds):
         return inputs._replace(values=items)
     if kinds == {TimestampedValue}:
-        timestamps = [item.timestamp for item in items]
+        timestamps = [item.timestamp_micros for item in items]
         check_timestamps(runner.label, timestamps, inputs.values)
         return inputs._replace(values=[item.value for item in items], timestamps=timestamps)
-    outputs = [runner._output(item, WindowedValue(value, timestamp, windows, pane))[1]
-               if isinstance(item, _SPECIAL) else
-               WindowedValue(item, timestamp, windows, pane)
-               for item, value, timestamp, windows, pane in zip(items, *inputs[1:])]
+    outputs = [
+        runner._output(item, windowed_value((value, timestamp, windows, pane)))[1]
+        if isinstance(item, _SPECIAL)
+        else windowed_value((item, timestamp, windows, pane))
+        for item, value, timestamp, windows, pane in zip(items, *inputs[1:])
+    ]
     return Chunk.of(inputs.positions, outputs)
 
 
@@ -240,7 +259,8 @@ def exploded(chunk: Chunk) -> Chunk:
     at ``(*position, k)``, as a FlatMap's outputs are)."""
     windows = chunk.windows
     return chunk.repeated(list(map(len, windows)))._replace(
-        windows=[(window,) for element_windows in windows for window in element_windows])
+        windows=[(window,) for element_windows in windows for window in element_windows]
+    )
 
 
 class Chain:
@@ -282,6 +302,6 @@ def boxing_sink(out: list):
     extend = out.extend
 
     def push(chunk):
-        extend(zip(chunk.positions, map(WindowedValue, *chunk[1:])))
+        extend(zip(chunk.positions, map(windowed_value, zip(*chunk[1:]))))
 
     return push

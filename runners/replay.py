@@ -23,12 +23,13 @@ from itertools import chain
 from operator import itemgetter
 
 from panes.errors import UserCodeError
-from panes.timestamp import MIN_TIMESTAMP
-from panes.window import WindowedValue, window_order
+from panes.runners.eventlog import END_STEP, Bundle, Watermark
+from panes.timestamp import MIN_MICROS
+from panes.window import window_order, windowed_value
 from panes.windowing.engine import LATE, MAIN, Counters
+from panes.windowing.key_state import KeyState
 from panes.windowing.output_watermark import OutputWatermark
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
-from panes.runners.eventlog import END_STEP, Bundle, Watermark
 
 
 def key_value(label: str, kind: str, value) -> tuple:
@@ -54,9 +55,14 @@ def _pair(label: str, kind: str, value) -> tuple:
     if type(value) is tuple and len(value) == 2:
         return value
     if not (isinstance(value, tuple) and len(value) == 2):
-        raise UserCodeError(label, value, TypeError(
-            f"{kind} needs (key, value) pairs, got {type(value).__name__}; key the elements "
-            f"first, e.g. | Map(lambda x: (key_of(x), x)) or | WithKeys(...)"))
+        raise UserCodeError(
+            label,
+            value,
+            TypeError(
+                f"{kind} needs (key, value) pairs, got {type(value).__name__}; key the elements "
+                f"first, e.g. | Map(lambda x: (key_of(x), x)) or | WithKeys(...)"
+            ),
+        )
     return tuple(value)
 
 
@@ -81,8 +87,9 @@ def check_keys(label: str, kind: str, pairs) -> None:
             if problem:
                 key = next(key for key in keys if type(key) is key_type)
                 element = next(pair for pair in pairs if _holds(pair[0], key))
-                raise UserCodeError(label, element, TypeError(
-                    f"{kind} cannot group by the key {key!r}: {problem}"))
+                raise UserCodeError(
+                    label, element, TypeError(f"{kind} cannot group by the key {key!r}: {problem}")
+                )
             if issubclass(key_type, _CONTAINERS):
                 containers.add(key_type)
             else:
@@ -99,13 +106,17 @@ def _ungroupable(key_type) -> str:
     """Why keys of ``key_type`` cannot group, with the fix ('' when they can)."""
     name = key_type.__name__
     if key_type.__hash__ is None:
-        return (f"a {name} is not hashable; key by a hashable value instead, e.g. tuple(key) "
-                f"for a list, or a frozen dataclass")
+        return (
+            f"a {name} is not hashable; key by a hashable value instead, e.g. tuple(key) "
+            f"for a list, or a frozen dataclass"
+        )
     if key_type.__eq__ is object.__eq__ and not issubclass(key_type, (type, enum.Enum)):
-        return (f"a {name} compares by identity, so equal {name} keys would not group "
-                f"together; give {name} __eq__ and __hash__ (e.g. "
-                f"@dataclasses.dataclass(frozen=True)), or key by a value such as a tuple of "
-                f"its fields")
+        return (
+            f"a {name} compares by identity, so equal {name} keys would not group "
+            f"together; give {name} __eq__ and __hash__ (e.g. "
+            f"@dataclasses.dataclass(frozen=True)), or key by a value such as a tuple of "
+            f"its fields"
+        )
     return ""
 
 
@@ -118,6 +129,7 @@ def _holds(key, item) -> bool:
 # Within a step a record's arrival moves processing time before the record is processed, and
 # the record's watermark follows it; at the end of input the watermark goes to +inf first and
 # processing time ends after it.
+
 
 def _position(step: int, order: int) -> int:
     return 4 * step + order
@@ -154,7 +166,7 @@ class _Clock:
     def before(self, position: int) -> int:
         """The clock's time just before ``position``."""
         index = bisect_left(self.positions, position)
-        return self.times[index - 1] if index else MIN_TIMESTAMP
+        return self.times[index - 1] if index else MIN_MICROS
 
     def next_advance(self, position: int) -> float:
         """The position of the clock's first advance after ``position`` (inf: none)."""
@@ -186,9 +198,11 @@ def replay_grouping(engine, elements: dict, watermarks: list, clock: list) -> Re
     order of their first arrival — through ``engine`` against the input ``watermarks`` and
     processing-time ``clock`` advances (both step-ordered)."""
     counters = Counters()
-    replayer = _KeyReplay(engine, counters, _Clock(watermarks, _watermark_position),
-                          _Clock(clock, _clock_position))
-    emissions, holds = [], []
+    replayer = _KeyReplay(
+        engine, counters, _Clock(watermarks, _watermark_position), _Clock(clock, _clock_position)
+    )
+    emissions: list = []
+    holds: list = []
     for rank, (key, values) in enumerate(elements.items()):
         replayer.replay(key, rank, values, emissions, holds)
     emissions.sort(key=lambda emission: emission[:3])
@@ -203,6 +217,8 @@ class _KeyReplay:
     def __init__(self, engine, counters, watermark: _Clock, clock: _Clock):
         self.engine, self.counters = engine, counters
         self.watermark, self.clock = watermark, clock
+        self.state: KeyState | None = None
+        self.hold: int | None = None
 
     def replay(self, key, rank: int, values: list, emissions: list, holds: list) -> None:
         """Appends the key's ``(step, rank, window order, key, tag, wv)`` emissions and its
@@ -210,7 +226,7 @@ class _KeyReplay:
         self.key, self.rank, self.emissions, self.holds = key, rank, emissions, holds
         self.state, self.hold = None, None
         engine = self.engine
-        start, count, still_until = 0, len(values), -1
+        start, count, still_until = 0, len(values), -math.inf
         while start < count:
             step = values[start][0][0]
             end = start + 1
@@ -221,19 +237,26 @@ class _KeyReplay:
                 # A clock may have moved since the last bundle: fire what it passed.
                 self._fire_timers_before(position)
                 state = self._catch_up(position)
-                still_until = min(self.watermark.next_advance(position),
-                                  self.clock.next_advance(position))
+                still_until = min(
+                    self.watermark.next_advance(position), self.clock.next_advance(position)
+                )
             if end == start + 1:
-                stop = engine.absorb_run(state, values, start,
-                                         _last_bundle_step_before(still_until))
+                stop = engine.absorb_run(
+                    state, values, start, _last_bundle_step_before(still_until)
+                )
                 if stop > start:
                     if engine.earliest_hold(state) != self.hold:
                         self._note_hold(values[stop - 1][0][0])
                     start = stop
                     continue
-            self._settle(step, engine.process_bundle(
-                state, [WindowedValue(*record[1:]) for record in values[start:end]],
-                self.counters))
+            self._settle(
+                step,
+                engine.process_bundle(
+                    state,
+                    [windowed_value(record[1:]) for record in values[start:end]],
+                    self.counters,
+                ),
+            )
             start = end
         self._fire_timers_before(None)
 
@@ -261,28 +284,38 @@ class _KeyReplay:
             by_clock = clock.passing(timers.next_time(PROCESSING_TIME))
             if by_watermark is None and by_clock is None:
                 return
-            if by_clock is None or (by_watermark is not None and
-                                    watermark.positions[by_watermark] < clock.positions[by_clock]):
-                position, domain, time = watermark.positions[by_watermark], EVENT_TIME, \
-                    watermark.times[by_watermark]
+            if by_clock is None or (
+                by_watermark is not None
+                and watermark.positions[by_watermark] < clock.positions[by_clock]
+            ):
+                position, domain, time = (
+                    watermark.positions[by_watermark],
+                    EVENT_TIME,
+                    watermark.times[by_watermark],
+                )
             else:
-                position, domain, time = clock.positions[by_clock], PROCESSING_TIME, \
-                    clock.times[by_clock]
+                position, domain, time = (
+                    clock.positions[by_clock],
+                    PROCESSING_TIME,
+                    clock.times[by_clock],
+                )
             if limit is not None and position >= limit:
                 return
             state = self._catch_up(position)
-            advance = (engine.advance_watermark if domain == EVENT_TIME
-                       else engine.advance_processing_time)
+            advance = (
+                engine.advance_watermark if domain == EVENT_TIME else engine.advance_processing_time
+            )
             self._settle(position // 4, advance(state, time, self.counters))
 
     def _settle(self, step: int, emitted: list) -> None:
         """Records what one step of the key emitted and its hold, and drops emptied state."""
-        key, rank = self.key, self.rank
+        key, rank, state = self.key, self.rank, self.state
+        assert state is not None  # a step ran on it
         for tag, wv in emitted:
             self.emissions.append((step, rank, window_order(wv.windows[0]), key, tag, wv))
-        if self.engine.earliest_hold(self.state) != self.hold:
+        if self.engine.earliest_hold(state) != self.hold:
             self._note_hold(step)
-        if not self.state.windows:
+        if not state.windows:
             self.state = None
 
     def _note_hold(self, step: int) -> None:
@@ -299,7 +332,7 @@ def output_timeline(watermarks: list, holds: list) -> list:
         changes.setdefault(event.step, ([], []))[0].append(event)
     for change in holds:
         changes.setdefault(change[0], ([], []))[1].append(change)
-    output, idle, emitted, out = OutputWatermark(), False, (MIN_TIMESTAMP, False), []
+    output, idle, emitted, out = OutputWatermark(), False, (MIN_MICROS, False), []
     for step in sorted(changes):
         step_watermarks, step_holds = changes[step]
         for event in step_watermarks:
@@ -315,7 +348,9 @@ def output_timeline(watermarks: list, holds: list) -> list:
 def as_streams(replay: Replay, steps) -> tuple:
     """The ``main`` and ``late`` event streams of a replay: a bundle at each of ``steps``, each
     followed by the output watermark where it changed."""
-    main_at, late_at, watermark_at = {}, {}, {w.step: w for w in replay.watermarks}
+    main_at: dict = {}
+    late_at: dict = {}
+    watermark_at = {w.step: w for w in replay.watermarks}
     for outputs, at in ((replay.main, main_at), (replay.late, late_at)):
         for step, _, wv in outputs:
             at.setdefault(step, []).append(wv)

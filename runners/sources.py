@@ -14,10 +14,10 @@ from panes.io.base import SourceError
 from panes.ir.codec import lift
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
 from panes.testing.test_stream import ELEMENTS, PROCESSING_TIME, WATERMARK
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, to_micros
+from panes.timestamp import MAX_MICROS, MIN_MICROS, to_micros
 from panes.transforms.source_element import source_element
 from panes.watermark import is_idle, running_maxima, watermark_changes
-from panes.window import GLOBAL_WINDOW, WindowedValue
+from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING, windowed_value
 
 SOURCE_KINDS = ("create", "read")
 
@@ -76,16 +76,16 @@ class ProcessingClock:
                 for step, (kind, data) in enumerate(lift(node.payload["events"]), FIRST_STEP + 1):
                     if kind == PROCESSING_TIME:
                         now += data
-                        advances[step] = max(advances.get(step, MIN_TIMESTAMP), now)
+                        advances[step] = max(advances.get(step, MIN_MICROS), now)
         for records in filter(None, sources.values()):
             for index, arrival in enumerate(records.arrivals or ()):
                 step = record_step(index)
-                advances[step] = max(advances.get(step, MIN_TIMESTAMP), arrival)
+                advances[step] = max(advances.get(step, MIN_MICROS), arrival)
         self.events = [ProcessingTime(FIRST_STEP - 1, 0)]
         for step in sorted(advances):
             if advances[step] > self.events[-1].time:
                 self.events.append(ProcessingTime(step, advances[step]))
-        self.events.append(ProcessingTime(END_STEP, MAX_TIMESTAMP))
+        self.events.append(ProcessingTime(END_STEP, MAX_MICROS))
         self._steps = [event.step for event in self.events]
 
     def at(self, step: int) -> int:
@@ -98,12 +98,12 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
     by its watermark, and the source marked idle while the clock passes its idle timeout."""
     strategy = records.strategy
     if strategy is None:
-        return [Bundle(FIRST_STEP, records.elements), Watermark(END_STEP, MAX_TIMESTAMP)]
+        return [Bundle(FIRST_STEP, records.elements), Watermark(END_STEP, MAX_MICROS)]
     changes = dict(watermark_changes(
-        [running_maxima(wv.timestamp for wv in records.elements)], strategy))
+        [running_maxima(wv.timestamp_micros for wv in records.elements)], strategy))
     record_steps = {record_step(i): i for i in range(len(records.elements))}
     clock_steps = [e.step for e in clock.events if FIRST_STEP < e.step < END_STEP]
-    stream, current, idle, last_arrival = [], MIN_TIMESTAMP, False, None
+    stream, current, idle, last_arrival = [], MIN_MICROS, False, None
     for step in sorted(set(record_steps) | set(clock_steps)):
         if step in record_steps:
             index = record_steps[step]
@@ -116,7 +116,7 @@ def source_stream(records: SourceRecords, clock: ProcessingClock) -> list:
         elif last_arrival is not None and not idle and is_idle(last_arrival, clock.at(step), strategy):
             idle = True
             stream.append(Watermark(step, current, idle=True))
-    stream.append(Watermark(END_STEP, MAX_TIMESTAMP))
+    stream.append(Watermark(END_STEP, MAX_MICROS))
     return stream
 
 
@@ -124,8 +124,9 @@ def test_stream_stream(node) -> list:
     stream = []
     for step, (kind, data) in enumerate(lift(node.payload["events"]), start=FIRST_STEP + 1):
         if kind == ELEMENTS:
-            stream.append(Bundle(step, [WindowedValue(v, ts, (GLOBAL_WINDOW,)) for v, ts in data]))
+            stream.append(Bundle(step, [windowed_value((v, ts, (GLOBAL_WINDOW,), PANE_NO_FIRING))
+                                         for v, ts in data]))
         elif kind == WATERMARK:
             stream.append(Watermark(step, data))
-    stream.append(Watermark(END_STEP, MAX_TIMESTAMP))
+    stream.append(Watermark(END_STEP, MAX_MICROS))
     return stream

@@ -24,13 +24,13 @@ def assigner(label: str, window_fn):
                                 and window_fn.size.micros % window_fn.period.micros == 0):
         period = (window_fn.size if kind is FixedWindows else window_fn.period).micros
         offset = window_fn.offset.micros
-        assign_timestamp, cache = window_fn.assign_timestamp, {}
+        assign_micros, cache = window_fn.assign_micros, {}
         cached = cache.get
 
         def windows_from(start):
             if len(cache) >= _CACHE_SIZE:
                 cache.clear()
-            windows = cache[start] = tuple(assign_timestamp(start))
+            windows = cache[start] = tuple(assign_micros(start))
             return windows
 
         def by_start(values, timestamps, previous):
@@ -48,8 +48,8 @@ def assigner(label: str, window_fn):
         assigned, value = [], None
         try:
             for value, timestamp, windows in zip(values, timestamps, previous):
-                assigned.append(tuple(window_fn.assign(AssignContext(timestamp, value,
-                                                                     windows[0]))))
+                assigned.append(tuple(window_fn.assign(AssignContext.at_micros(
+                    timestamp, value, windows[0]))))
         except Exception as error:
             raise UserCodeError(label, value, error) from error
         return assigned

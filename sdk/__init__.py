@@ -4,8 +4,20 @@ Beam's names and module paths: a Beam pipeline that uses only what panes has por
 changing ``apache_beam`` to ``panes`` in its imports (see docs/porting.md).
 """
 
-from panes import coders, io, metrics, options, pvalue, testing, transforms, trigger, typehints
-from panes import window
+import panes.utils.windowed_value  # noqa: F401  (beam.utils.windowed_value, as in Beam)
+from panes import (
+    coders,
+    io,
+    metrics,
+    options,
+    pvalue,
+    testing,
+    transforms,
+    trigger,
+    typehints,
+    utils,
+    window,
+)
 from panes.metrics import Metrics
 from panes.options import PipelineOptions
 from panes.pipeline import Pipeline
@@ -14,15 +26,35 @@ from panes.runners.runner import PipelineResult, PipelineState
 from panes.transforms import combiners
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.core import (
-    CombineGlobally, CombinePerKey, CombineValues, Create, Filter, FlatMap, FlatMapTuple, Flatten,
-    GroupByKey, Map, MapTuple, ParDo, Partition, Reshuffle, WindowInto,
+    CombineGlobally,
+    CombinePerKey,
+    CombineValues,
+    Create,
+    Filter,
+    FlatMap,
+    FlatMapTuple,
+    Flatten,
+    GroupByKey,
+    Map,
+    MapTuple,
+    ParDo,
+    Partition,
+    Reshuffle,
+    WindowInto,
 )
 from panes.transforms.dofn import DoFn
 from panes.transforms.group_by import GroupBy
 from panes.transforms.ptransform import PTransform, ptransform_fn
 from panes.transforms.timestamps import WithTimestampField
 from panes.transforms.util import (
-    CoGroupByKey, Distinct, Keys, KvSwap, Regex, ToString, Values, WithKeys,
+    CoGroupByKey,
+    Distinct,
+    Keys,
+    KvSwap,
+    Regex,
+    ToString,
+    Values,
+    WithKeys,
 )
 
 __version__ = "0.1.0"

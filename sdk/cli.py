@@ -49,6 +49,7 @@ def _module(path: str):
         raise UsageError(f"no pipeline file {path!r}")
     sys.path.insert(0, str(file.resolve().parent))  # its neighbours import as in `python file`
     spec = importlib.util.spec_from_file_location(f"panes_pipeline_{file.stem}", file)
+    assert spec is not None  # a file's path always gives a spec
     return importlib.util.module_from_spec(spec), spec
 
 
@@ -94,11 +95,11 @@ def _recording(recorded: list, run: bool):
         recorded.append((self, result))
         return result
 
-    Pipeline.run = recording_run
+    Pipeline.run = recording_run  # type: ignore[method-assign]
     try:
         yield
     finally:
-        Pipeline.run = original
+        Pipeline.run = original  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager

@@ -30,21 +30,28 @@ class UserCodeError(PanesError, RuntimeError):
         where = f" at {self.location}" if self.location else ""
         super().__init__(
             f"{type(cause).__name__} in transform '{label}' while processing element "
-            f"{element!r}{where}: {cause}")
+            f"{element!r}{where}: {cause}"
+        )
 
 
-_INSTALLED = tuple({os.path.realpath(path) for path in (sys.prefix, sys.base_prefix,
-                                                        sys.exec_prefix)})
+_INSTALLED = tuple(
+    {os.path.realpath(path) for path in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+)
 
 
 def user_location(error: BaseException) -> str:
     """``file:line in function`` of the innermost frame of ``error``'s traceback in the
     user's code, outside panes, Python and installed packages ("" when there is none)."""
     runners = sys.modules.get("panes.runners")
-    panes = tuple(os.path.realpath(path) + os.sep for path in
-                  [os.path.dirname(__file__), *getattr(runners, "__path__", [])])
-    own = [(frame.f_code, line) for frame, line in traceback.walk_tb(error.__traceback__)
-           if not os.path.realpath(frame.f_code.co_filename).startswith((*panes, *_INSTALLED))]
+    panes = tuple(
+        os.path.realpath(path) + os.sep
+        for path in [os.path.dirname(__file__), *getattr(runners, "__path__", [])]
+    )
+    own = [
+        (frame.f_code, line)
+        for frame, line in traceback.walk_tb(error.__traceback__)
+        if not os.path.realpath(frame.f_code.co_filename).startswith((*panes, *_INSTALLED))
+    ]
     for code, line in own[-1:]:
         return f"{code.co_filename}:{line} in {code.co_name}"
     return ""
@@ -67,6 +74,7 @@ def map_user_fn(label: str, fn, items, elements=None) -> list:
     except Exception as error:
         raise UserCodeError(label, elements[len(done)], error) from error
     if len(done) < len(items):
-        raise UserCodeError(label, elements[len(done)],
-                            RuntimeError("the function raised StopIteration"))
+        raise UserCodeError(
+            label, elements[len(done)], RuntimeError("the function raised StopIteration")
+        )
     return done

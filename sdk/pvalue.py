@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 class PValue:
     """Something a transform can be applied to with ``|``."""
 
-    def __init__(self, pipeline: "Pipeline"):
+    def __init__(self, pipeline: Pipeline):
         self.pipeline = pipeline
 
     def __or__(self, transform):
@@ -28,8 +28,14 @@ class PBegin(PValue):
 class PCollection(PValue):
     """A collection of windowed elements produced by one transform output."""
 
-    def __init__(self, pipeline, producer: "AppliedTransform | None" = None, tag: str = "main",
-                 windowing=None, element_kind: str = "unknown"):
+    def __init__(
+        self,
+        pipeline,
+        producer: AppliedTransform | None = None,
+        tag: str = "main",
+        windowing=None,
+        element_kind: str = "unknown",
+    ):
         super().__init__(pipeline)
         self.producer = producer
         self.tag = tag
@@ -81,7 +87,8 @@ class TaggedOutput:
 
 
 class DoOutputsTuple:
-    """The outputs of a multi-output transform, by attribute or index: ``res.main``, ``res['odd']``."""
+    """The outputs of a multi-output transform, by attribute or index: ``res.main``,
+    ``res['odd']``."""
 
     def __init__(self, outputs: dict[str, PCollection], main_tag: str = "main"):
         self._outputs = outputs
@@ -101,7 +108,8 @@ class DoOutputsTuple:
             return self._outputs[tag]
         except KeyError:
             raise AttributeError(
-                f"no output tagged {tag!r}; declared outputs are {sorted(self._outputs)}") from None
+                f"no output tagged {tag!r}; declared outputs are {sorted(self._outputs)}"
+            ) from None
 
     def __iter__(self):
         return iter(self._outputs.values())
@@ -121,7 +129,8 @@ class AsSideInput:
 
             raise PipelineConstructionError(
                 f"{type(self).__name__} takes a PCollection, got {type(pcoll).__name__}; make "
-                f"one first, e.g. {type(self).__name__}(p | 'Side' >> Create([...]))")
+                f"one first, e.g. {type(self).__name__}(p | 'Side' >> Create([...]))"
+            )
         self.pvalue = pcoll
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Optional, Sequence
 
-from panes.timestamp import MIN_TIMESTAMP, Duration
+from panes.timestamp import MIN_MICROS, Duration
 
 __all__ = [
     "WatermarkStrategy", "running_maxima", "watermark_changes", "watermark_for_max",
@@ -69,9 +69,9 @@ class WatermarkStrategy:
 
 def watermark_for_max(max_timestamp: int, strategy: WatermarkStrategy) -> int:
     """The watermark once the largest timestamp seen is ``max_timestamp``."""
-    if max_timestamp == MIN_TIMESTAMP:
-        return MIN_TIMESTAMP
-    return max(MIN_TIMESTAMP, max_timestamp - strategy.max_out_of_orderness.micros)
+    if max_timestamp == MIN_MICROS:
+        return MIN_MICROS
+    return max(MIN_MICROS, max_timestamp - strategy.max_out_of_orderness.micros)
 
 
 def next_emission_point(record_index: int, strategy: WatermarkStrategy) -> int:
@@ -83,7 +83,7 @@ def next_emission_point(record_index: int, strategy: WatermarkStrategy) -> int:
 def running_maxima(timestamps: Iterable[int]) -> tuple:
     """What the scan needs of one segment of the source: how many records it has, and where
     their running maximum rises, as ``(index in the segment, new maximum)``."""
-    running, maxima, count = MIN_TIMESTAMP, [], 0
+    running, maxima, count = MIN_MICROS, [], 0
     for count, timestamp in enumerate(timestamps, 1):
         if timestamp > running:
             running = timestamp
@@ -96,7 +96,7 @@ def watermark_changes(segments: Sequence[tuple], strategy: WatermarkStrategy) ->
     of the source's segments in order. The watermark moves at the first emission point at or
     after a rise of the running maximum, to the watermark of the largest maximum by then."""
     total = sum(count for count, _ in segments)
-    running, current, changes = MIN_TIMESTAMP, MIN_TIMESTAMP, []
+    running, current, changes = MIN_MICROS, MIN_MICROS, []
     pending = None  # (emission point, running maximum there) not yet applied
 
     def apply(emission: int, maximum: int) -> None:

@@ -3,11 +3,16 @@
 Window functions are immutable data: the IR stores their fields, never a pickle (only a user's
 own ``WindowFn`` subclass is pickled). Their ``assign``/``merge`` methods are pure functions of
 the element's timestamp, so every runner assigns windows identically.
+
+Windows and windowed values are what Beam's are to user code (bounds and timestamps are
+``Timestamp``s; ``IntervalWindow(2, 25)`` is seconds), and tuples of int microseconds to
+runners, which make, hash, compare and pickle millions of them: runners read
+``start_micros``/``end_micros``/``timestamp_micros`` and build them with ``interval_window`` and
+``windowed_value`` (C-level constructors from a tuple of micros).
 """
 
 from __future__ import annotations
 
-import abc
 import copyreg
 import enum
 from bisect import bisect_right
@@ -16,14 +21,15 @@ from functools import partial
 from typing import Any, Iterable, NamedTuple, Optional
 
 from panes.timestamp import (
-    GLOBAL_WINDOW_MAX_TIMESTAMP,
-    MAX_TIMESTAMP,
+    GLOBAL_WINDOW_END_MICROS,
+    MAX_MICROS,
     MICROS_PER_SECOND,
-    MIN_TIMESTAMP,
+    MIN_MICROS,
     Duration,
     Timestamp,
     to_micros,
 )
+from panes.utils.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 
 __all__ = [
     "BoundedWindow", "IntervalWindow", "GlobalWindow", "GLOBAL_WINDOW",
@@ -33,41 +39,89 @@ __all__ = [
 ]
 
 
-class BoundedWindow(abc.ABC):
-    """A window: every element in it has a timestamp at most ``max_timestamp()``."""
+class BoundedWindow:
+    """A window whose elements all have timestamps before ``end`` (Beam's ``BoundedWindow``).
+    A custom kind of window subclasses it and calls ``super().__init__(end)``. Windows order
+    by their end, then their start."""
 
-    @abc.abstractmethod
-    def max_timestamp(self) -> int:
-        raise NotImplementedError
+    __slots__ = ()
+    start_micros = MIN_MICROS  # what a window without a start orders as
+
+    def __init__(self, end):
+        self._end = Timestamp.of(end)
+
+    @property
+    def end(self) -> Timestamp:
+        return self._end
+
+    @property
+    def end_micros(self) -> int:
+        return self.end.micros
+
+    @property
+    def max_timestamp_micros(self) -> int:
+        """``max_timestamp()`` as the windowing engine reads it."""
+        return self.end_micros - 1
+
+    def max_timestamp(self) -> Timestamp:
+        """The last timestamp in the window: the microsecond before its end."""
+        return Timestamp(micros=self.max_timestamp_micros)
+
+    def __lt__(self, other) -> bool:
+        return (self.end_micros, self.start_micros) < (other.end_micros, other.start_micros)
+
+    def __le__(self, other) -> bool:
+        return (self.end_micros, self.start_micros) <= (other.end_micros, other.start_micros)
+
+    def __gt__(self, other) -> bool:
+        return (self.end_micros, self.start_micros) > (other.end_micros, other.start_micros)
+
+    def __ge__(self, other) -> bool:
+        return (self.end_micros, self.start_micros) >= (other.end_micros, other.start_micros)
 
 
-class IntervalWindow(NamedTuple):
-    """The half-open interval ``[start, end)`` of event time, in micros.
+class _IntervalMicros(NamedTuple):
+    start_micros: int
+    end_micros: int
 
-    A named tuple, so that the millions of windows a large run makes hash, compare and pickle
-    at C speed.
+
+class IntervalWindow(_IntervalMicros, BoundedWindow):
+    """The half-open interval ``[start, end)`` of event time: ``IntervalWindow(2, 25)`` is
+    seconds 2 to 25 (numbers, ``Timestamp``s or UTC datetimes, as in Beam).
+
+    A tuple of its bounds in micros, so that it hashes (as Beam's does: on those micros) and
+    compares for equality at C speed; ``start`` and ``end`` are Timestamps made on demand.
     """
 
-    start: int
-    end: int
+    __slots__ = ()
 
-    def max_timestamp(self) -> int:
-        return self.end - 1
+    def __new__(cls, start, end):
+        return tuple.__new__(cls, (Timestamp.of(start).micros, Timestamp.of(end).micros))
 
-    def intersects(self, other: "IntervalWindow") -> bool:
-        return self.start < other.end and other.start < self.end
+    __init__ = object.__init__  # not BoundedWindow's: the bounds are the tuple
 
-    def span(self, other: "IntervalWindow") -> "IntervalWindow":
-        return IntervalWindow(min(self.start, other.start), max(self.end, other.end))
+    @property
+    def start(self) -> Timestamp:
+        return Timestamp(micros=self[0])
+
+    @property
+    def end(self) -> Timestamp:
+        return Timestamp(micros=self[1])
+
+    def intersects(self, other: IntervalWindow) -> bool:
+        return self[0] < other[1] and other[0] < self[1]
+
+    def union(self, other: IntervalWindow) -> IntervalWindow:
+        return interval_window((min(self[0], other[0]), max(self[1], other[1])))
+
+    __lt__, __le__ = BoundedWindow.__lt__, BoundedWindow.__le__
+    __gt__, __ge__ = BoundedWindow.__gt__, BoundedWindow.__ge__
 
     def __repr__(self) -> str:
-        return f"[{self.start / 1e6:g}s, {self.end / 1e6:g}s)"
+        return f"[{self[0] / MICROS_PER_SECOND}, {self[1] / MICROS_PER_SECOND})"
 
 
-BoundedWindow.register(IntervalWindow)
-
-# An IntervalWindow from a ``(start, end)`` pair, built in C: a named tuple's own constructor is
-# a Python function, and large runs make millions of windows.
+# An IntervalWindow from a ``(start_micros, end_micros)`` pair, built in C.
 interval_window = partial(tuple.__new__, IntervalWindow)
 
 
@@ -77,14 +131,21 @@ class GlobalWindow(BoundedWindow):
     hashing are by identity (the fast ones: every element of a global-window grouping hashes
     it)."""
 
+    end_micros = GLOBAL_WINDOW_END_MICROS
+
     def __new__(cls):
         try:
             return GLOBAL_WINDOW
         except NameError:  # making the one instance
             return object.__new__(cls)
 
-    def max_timestamp(self) -> int:
-        return GLOBAL_WINDOW_MAX_TIMESTAMP
+    @property
+    def start(self) -> Timestamp:
+        return MIN_TIMESTAMP
+
+    @property
+    def end(self) -> Timestamp:
+        return Timestamp(micros=GLOBAL_WINDOW_END_MICROS)
 
     def __repr__(self) -> str:
         return "GlobalWindow"
@@ -102,7 +163,7 @@ def _global_window() -> GlobalWindow:
 
 def window_order(window) -> tuple:
     """The order in which runners emit one key's panes of a step: by end, then start."""
-    return window.max_timestamp(), getattr(window, "start", MIN_TIMESTAMP)
+    return window.end_micros, window.start_micros
 
 
 class TimestampCombiner(enum.Enum):
@@ -119,6 +180,14 @@ class PaneInfoTiming(enum.Enum):
     LATE = "LATE"
     UNKNOWN = "UNKNOWN"
 
+    @staticmethod
+    def to_string(timing: PaneInfoTiming) -> str:
+        return timing.value
+
+    @staticmethod
+    def from_string(name: str) -> PaneInfoTiming:
+        return PaneInfoTiming(name)
+
 
 class PaneInfo(NamedTuple):
     """One firing of one window: its timing, its index, and whether it is the first/last."""
@@ -130,70 +199,115 @@ class PaneInfo(NamedTuple):
     nonspeculative_index: int
 
     def __repr__(self) -> str:
-        flags = ("first " if self.is_first else "") + ("last " if self.is_last else "")
-        return (f"Pane({flags}{self.timing.value} index={self.index} "
-                f"nonspeculative={self.nonspeculative_index})")
+        return (f"PaneInfo(first: {self.is_first!r}, last: {self.is_last!r}, timing: "
+                f"{self.timing.value}, index: {self.index}, nonspeculative_index: "
+                f"{self.nonspeculative_index})")
 
 
 PANE_NO_FIRING = PaneInfo(True, True, PaneInfoTiming.UNKNOWN, 0, 0)
 
 
-class WindowedValue(NamedTuple):
-    """An element as runners carry it: value, event time (micros), windows and pane."""
-
+class _WindowedValueFields(NamedTuple):
     value: Any
-    timestamp: int
+    timestamp_micros: int
     windows: tuple
-    pane: PaneInfo = PANE_NO_FIRING
-
-    def with_value(self, value) -> "WindowedValue":
-        return WindowedValue(value, self.timestamp, self.windows, self.pane)
+    pane_info: PaneInfo
 
 
-def _as_tuple(value):
-    return tuple.__new__, (type(value), tuple(value))
+class WindowedValue(_WindowedValueFields):
+    """An element with its event time, windows and pane, as runners carry it (Beam's
+    ``WindowedValue``): ``WindowedValue(value, timestamp, windows)`` takes the time in seconds
+    or as a Timestamp, and ``timestamp`` gives it back as a Timestamp."""
+
+    __slots__ = ()
+
+    def __new__(cls, value, timestamp, windows, pane_info=PANE_NO_FIRING):
+        return tuple.__new__(cls, (value, Timestamp.of(timestamp).micros, tuple(windows),
+                                   pane_info))
+
+    @property
+    def timestamp(self) -> Timestamp:
+        return Timestamp(micros=self[1])
+
+    def with_value(self, value) -> WindowedValue:
+        return windowed_value((value, self[1], self[2], self[3]))
+
+    def __repr__(self) -> str:
+        micros = self[1]
+        timestamp = ("MIN_TIMESTAMP" if micros == MIN_MICROS else "MAX_TIMESTAMP"
+                     if micros == MAX_MICROS else micros / MICROS_PER_SECOND)
+        return f"({self[0]!r}, {timestamp}, {self[2]}, {self[3]!r})"
+
+
+# A WindowedValue from a ``(value, timestamp_micros, windows, pane_info)`` tuple, built in C.
+windowed_value = partial(tuple.__new__, WindowedValue)
+
+
+def _interval_window_of_micros(start_micros, end_micros) -> IntervalWindow:
+    return tuple.__new__(IntervalWindow, (start_micros, end_micros))
+
+
+def _windowed_value_of_micros(value, timestamp_micros, windows, pane_info) -> WindowedValue:
+    return tuple.__new__(WindowedValue, (value, timestamp_micros, windows, pane_info))
 
 
 # Picklers (cloudpickle, which PySpark ships data with) look a type up in copyreg's table before
-# falling back to the object's own __reduce_ex__; for named tuples that fallback is several
-# times slower, and runners ship millions of these. Unpickling builds each with tuple.__new__,
-# in C, not through the named tuple's Python-level __new__: a session result (a windowed value
-# with its window and pane) unpickles in 0.5 µs instead of 0.9 µs.
-for _named_tuple in (IntervalWindow, PaneInfo, WindowedValue):
-    copyreg.pickle(_named_tuple, _as_tuple)
+# falling back to the object's own __reduce_ex__, which for these would call the constructors
+# of seconds; runners ship millions of them, so they are rebuilt from their micros, by a
+# function of flat arguments (the smallest and fastest pickle).
+copyreg.pickle(IntervalWindow, lambda window: (_interval_window_of_micros, tuple(window)))
+copyreg.pickle(WindowedValue, lambda wv: (_windowed_value_of_micros, tuple(wv)))
+copyreg.pickle(PaneInfo, lambda pane: (PaneInfo, tuple(pane)))
 
 
 class TimestampedValue:
-    """Returned from a ``Map``/``DoFn`` to give an element an event time (seconds or Timestamp)."""
+    """Returned from a ``Map``/``DoFn`` to give an element an event time (seconds, Timestamp or
+    datetime)."""
 
-    __slots__ = ("value", "timestamp")
+    __slots__ = ("value", "timestamp_micros")
 
     def __init__(self, value, timestamp):
         self.value = value
         # Whole seconds, the common case, without a call: Maps make one of these per element.
-        self.timestamp = (timestamp * MICROS_PER_SECOND if type(timestamp) is int
-                          else to_micros(timestamp))
+        self.timestamp_micros = (timestamp * MICROS_PER_SECOND if type(timestamp) is int
+                                 else to_micros(timestamp))
+
+    @property
+    def timestamp(self) -> Timestamp:
+        return Timestamp(micros=self.timestamp_micros)
 
     def __eq__(self, other):
         return (isinstance(other, TimestampedValue)
-                and (self.value, self.timestamp) == (other.value, other.timestamp))
+                and (self.value, self.timestamp_micros) == (other.value, other.timestamp_micros))
 
     def __hash__(self):
         return hash((self.value, self.timestamp))
 
     def __repr__(self) -> str:
-        return f"TimestampedValue({self.value!r}, {self.timestamp / 1e6:g}s)"
+        return f"TimestampedValue({self.value!r}, {self.timestamp!r})"
 
 
 class AssignContext:
-    """What ``WindowFn.assign`` sees of an element (Beam's ``WindowFn.AssignContext``)."""
+    """What ``WindowFn.assign`` sees of an element (Beam's ``WindowFn.AssignContext``): its
+    ``timestamp`` (a Timestamp), ``element`` and ``window``."""
 
-    __slots__ = ("timestamp", "element", "window")
+    __slots__ = ("timestamp_micros", "element", "window")
 
-    def __init__(self, timestamp: int, element=None, window=None):
-        self.timestamp = timestamp
+    def __init__(self, timestamp, element=None, window=None):
+        self.timestamp_micros = Timestamp.of(timestamp).micros
         self.element = element
         self.window = window
+
+    @classmethod
+    def at_micros(cls, micros: int, element=None, window=None) -> AssignContext:
+        """The context of an element at ``micros``, as runners make it."""
+        context = cls.__new__(cls)
+        context.timestamp_micros, context.element, context.window = micros, element, window
+        return context
+
+    @property
+    def timestamp(self) -> Timestamp:
+        return Timestamp(micros=self.timestamp_micros)
 
 
 class MergeContext:
@@ -219,8 +333,9 @@ class WindowFn:
     def is_merging(self) -> bool:
         return type(self).merge is not WindowFn.merge
 
-    def assign_timestamp(self, timestamp: int) -> list:
-        return self.assign(AssignContext(timestamp))
+    def assign_micros(self, micros: int) -> list:
+        """The windows of an element at ``micros`` (whose value they do not depend on)."""
+        return self.assign(AssignContext.at_micros(micros))
 
     def get_window_coder(self):
         return None
@@ -261,9 +376,9 @@ class FixedWindows(WindowFn):
         object.__setattr__(self, "offset", Duration(micros=offset % size))
 
     def assign(self, context):
-        size = self.size.micros
-        start = context.timestamp - (context.timestamp - self.offset.micros) % size
-        return [IntervalWindow(start, start + size)]
+        size, timestamp = self.size.micros, context.timestamp_micros
+        start = timestamp - (timestamp - self.offset.micros) % size
+        return [interval_window((start, start + size))]
 
 
 @dataclass(frozen=True)
@@ -283,9 +398,9 @@ class SlidingWindows(WindowFn):
         object.__setattr__(self, "offset", Duration(micros=offset % period))
 
     def assign(self, context):
-        ts, size, period = context.timestamp, self.size.micros, self.period.micros
+        ts, size, period = context.timestamp_micros, self.size.micros, self.period.micros
         last_start = ts - (ts - self.offset.micros) % period
-        return [IntervalWindow(start, start + size)
+        return [interval_window((start, start + size))
                 for start in range(last_start, ts - size, -period)]
 
 
@@ -300,7 +415,8 @@ class Sessions(WindowFn):
             raise ValueError(f"Sessions gap must be positive, got {self.gap_size}")
 
     def assign(self, context):
-        return [IntervalWindow(context.timestamp, context.timestamp + self.gap_size.micros)]
+        timestamp = context.timestamp_micros
+        return [interval_window((timestamp, timestamp + self.gap_size.micros))]
 
     def merge(self, merge_context):
         merge_overlapping_intervals(merge_context)
@@ -337,7 +453,7 @@ def merge_overlapping_intervals(merge_context: MergeContext) -> None:
     kept by ``SessionSlots``)."""
     sessions = SessionSlots()
     for window in merge_context.windows:
-        index = sessions.place(window.start, window.end, _joined)
+        index = sessions.place(window.start_micros, window.end_micros, _joined)
         members = sessions.slots[index]
         if members is None:
             sessions.slots[index] = [window]
@@ -345,7 +461,7 @@ def merge_overlapping_intervals(merge_context: MergeContext) -> None:
             members.append(window)
     for start, end, members in zip(sessions.starts, sessions.ends, sessions.slots):
         if len(members) > 1:
-            merge_context.merge(sorted(members), IntervalWindow(start, end))
+            merge_context.merge(sorted(members), interval_window((start, end)))
 
 
 def _joined(slots: list) -> list:

@@ -29,8 +29,11 @@ def spark():
     """The one SparkSession of the test process (local[2]); the Spark runner picks it up."""
     from panes.runners.spark.session import start_session
 
-    session = start_session("local[2]", "panes-tests", {"spark.ui.enabled": "false",
-                                                         "spark.sql.shuffle.partitions": "4"})
+    session = start_session(
+        "local[2]",
+        "panes-tests",
+        {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"},
+    )
     yield session
     session.stop()
 
@@ -44,8 +47,11 @@ def runner(request):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--full", action="store_true",
-                     help="run the full suite: every Spark test and the slow ones (CI)")
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="run the full suite: every Spark test and the slow ones (CI)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -64,8 +70,9 @@ def _full_only(item) -> bool:
     if item.get_closest_marker("slow"):
         return True
     callspec = getattr(item, "callspec", None)
-    on_spark = ("spark" in item.fixturenames
-                or (callspec is not None and callspec.params.get("runner") == "spark"))
+    on_spark = "spark" in item.fixturenames or (
+        callspec is not None and callspec.params.get("runner") == "spark"
+    )
     return on_spark and item.get_closest_marker("smoke") is None
 
 

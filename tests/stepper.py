@@ -3,7 +3,7 @@ runner does: the reference the replay and the engine specifications are checked 
 
 from __future__ import annotations
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.engine import Counters, WindowingEngine
 from panes.windowing.output_watermark import OutputWatermark
@@ -20,7 +20,7 @@ class Stepper:
         self.states: dict = {}
         self.ranks: dict = {}  # key -> the order it first arrived in, its holder id
         self.counters = Counters()
-        self.watermark, self.processing_time = MIN_TIMESTAMP, MIN_TIMESTAMP
+        self.watermark, self.processing_time = MIN_MICROS, MIN_MICROS
         self.output = OutputWatermark()
 
     def step(self, elements=(), watermark=None, processing_time=None) -> list:
@@ -33,7 +33,8 @@ class Stepper:
         outputs = []
         for key in sorted({*self.states, *by_key}, key=self.ranks.__getitem__):
             state = self.states.pop(key, None) or self.engine.new_state(
-                key, self.watermark, self.processing_time)
+                key, self.watermark, self.processing_time
+            )
             result = self.engine.step(state, by_key.get(key, ()), watermark, processing_time)
             outputs += result.outputs
             self.counters.add(result.counters)

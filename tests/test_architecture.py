@@ -25,8 +25,12 @@ def imported(path: Path) -> set[str]:
     """The panes modules a module imports, at its top or inside functions (imports only for
     type checkers aside): ``from panes import trigger`` imports ``panes.trigger``."""
     tree = ast.parse(path.read_text())
-    typing_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
-                   and "TYPE_CHECKING" in ast.unparse(block.test) for node in ast.walk(block)}
+    typing_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for node in ast.walk(block)
+    }
     found = set()
     for node in ast.walk(tree):
         if id(node) in typing_only:
@@ -71,9 +75,13 @@ def cycles(graph: dict) -> list[list[str]]:
 
 
 def importers_of(prefixes: tuple, importing: tuple) -> list[str]:
-    return sorted(f"{name} imports {target}" for name, targets in GRAPH.items()
-                  if name.startswith(importing) for target in targets
-                  if target.startswith(prefixes))
+    return sorted(
+        f"{name} imports {target}"
+        for name, targets in GRAPH.items()
+        if name.startswith(importing)
+        for target in targets
+        if target.startswith(prefixes)
+    )
 
 
 def test_the_module_graph_has_no_import_cycles():
@@ -89,8 +97,20 @@ def test_runners_read_the_ir_not_the_pipeline():
 
 
 def test_the_windowing_engine_knows_nothing_of_pipelines_transforms_or_runners():
-    assert importers_of(("panes.pipeline", "panes.pvalue", "panes.transforms", "panes.io",
-                         "panes.runners", "panes.testing"), ("panes.windowing",)) == []
+    assert (
+        importers_of(
+            (
+                "panes.pipeline",
+                "panes.pvalue",
+                "panes.transforms",
+                "panes.io",
+                "panes.runners",
+                "panes.testing",
+            ),
+            ("panes.windowing",),
+        )
+        == []
+    )
 
 
 def test_the_ir_knows_no_runner_and_no_pipeline():

@@ -66,7 +66,7 @@ def test_ir_prints_nodes_and_windowing_readably(pipeline_file, capsys):
     assert main(["ir", str(pipeline_file)]) == 0
     out = capsys.readouterr().out
     assert "Sum [combine_per_key] <- WindowInto(FixedWindows).main" in out
-    assert "FixedWindows(size=Duration(60s), offset=Duration(0s)), DefaultTrigger()" in out
+    assert "FixedWindows(size=Duration(60), offset=Duration(0)), DefaultTrigger()" in out
 
 
 def test_ir_json_is_the_ir_runners_read(pipeline_file, capsys):
@@ -111,8 +111,8 @@ def test_graph_draws_transforms_composites_and_windowing_as_dot(script_file, tmp
 
 def test_graph_labels_an_edge_with_its_collection_windowing(pipeline_file, capsys):
     assert main(["graph", str(pipeline_file)]) == 0
-    assert ('"WindowInto(FixedWindows)" -> "Sum" [label="FixedWindows(size=Duration(60s), '
-            'offset=Duration(0s))"];') in capsys.readouterr().out
+    assert ('"WindowInto(FixedWindows)" -> "Sum" [label="FixedWindows(size=Duration(60), '
+            'offset=Duration(0))"];') in capsys.readouterr().out
 
 
 @pytest.mark.skipif(shutil.which("dot") is None,

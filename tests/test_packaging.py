@@ -26,8 +26,9 @@ def _packages_on_disk() -> set:
 
 def test_pyproject_lists_every_package():
     tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11+")
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())
-                 ["tool"]["setuptools"]["packages"])
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
     assert listed == _packages_on_disk()
 
 
@@ -59,23 +60,49 @@ def test_base_install_runs_the_direct_runner_without_spark(tmp_path):
     python = venv / "bin" / "python"
     # A test process that started Spark may have put packages on PYTHONPATH: the fresh venv must
     # install and see only its own (pip would otherwise count cloudpickle there as installed).
-    env = {name: value for name, value in os.environ.items()
-           if name != "PYTHONPATH" and not name.startswith(("SPARK", "PYSPARK"))}
-    subprocess.run([str(python), "-m", "pip", "install", "-q", str(ROOT)], check=True,
-                   capture_output=True, env=env, timeout=600)
-    done = subprocess.run([str(python), "-c", WINDOWED], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=120)
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name != "PYTHONPATH" and not name.startswith(("SPARK", "PYSPARK"))
+    }
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", str(ROOT)],
+        check=True,
+        capture_output=True,
+        env=env,
+        timeout=600,
+    )
+    done = subprocess.run(
+        [str(python), "-c", WINDOWED],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 3, done.stdout
     values, installed, error = done.stdout.splitlines()
     assert values == "[('a', 45), ('a', 145)]"
     assert installed == "[]"
-    assert error == "the spark runner needs pyspark, which is not installed: " \
-                    "pip install 'panes[spark]'"
+    assert (
+        error == "the spark runner needs pyspark, which is not installed: "
+        "pip install 'panes[spark]'"
+    )
     # The README's first command: the word count example reads and writes local text files.
-    counted = subprocess.run([str(python), str(ROOT / "examples" / "wordcount.py"), "--output",
-                              str(tmp_path / "counts")], capture_output=True, text=True,
-                             cwd=tmp_path, env=env, timeout=120)
+    counted = subprocess.run(
+        [
+            str(python),
+            str(ROOT / "examples" / "wordcount.py"),
+            "--output",
+            str(tmp_path / "counts"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     assert counted.returncode == 0, counted.stderr
     assert "most frequent:" in counted.stdout
     assert list(tmp_path.glob("counts-00000-of-*.txt")) and (tmp_path / "counts.SUCCESS").exists()

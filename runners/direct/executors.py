@@ -5,7 +5,7 @@ from __future__ import annotations
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.testing.capture import CaptureSink
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_MICROS
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
@@ -138,7 +138,7 @@ def _run_grouping(node, inputs, ctx, aggregation):
         for wv in event.elements:
             key, value = key_value(label, kind, wv.value)
             elements.setdefault(key, []).append(
-                ((event.step,), value, wv.timestamp, wv.windows, wv.pane))
+                ((event.step,), value, wv.timestamp_micros, wv.windows, wv.pane_info))
     with ctx.metrics_for(label):
         replay = replay_grouping(WindowingEngine(strategy, aggregation), elements, watermarks,
                                  ctx.clock.events)
@@ -153,7 +153,7 @@ def _batch_end(stream):
     Element-wise stages keep a stream batch, so their input decides."""
     steps = {event.step for event in stream if isinstance(event, Bundle) and event.elements}
     watermarks = [event for event in stream if isinstance(event, Watermark)]
-    if len(steps) > 1 or len(watermarks) != 1 or watermarks[0].time != MAX_TIMESTAMP:
+    if len(steps) > 1 or len(watermarks) != 1 or watermarks[0].time != MAX_MICROS:
         return None
     end_step = watermarks[0].step
     if steps and steps.pop() > end_step:
@@ -174,8 +174,8 @@ def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
     source.fold(ctx, fold, cell=cell)
     with ctx.metrics_for(label):  # merging windows and extracting run the combiner too
         panes = grouping.panes()  # in canonical order: keys as they first arrived
-    main = [Bundle(end_step, panes), Watermark(end_step, MAX_TIMESTAMP)]
-    return _grouping_outputs(node, main, [Watermark(end_step, MAX_TIMESTAMP)])
+    main = [Bundle(end_step, panes), Watermark(end_step, MAX_MICROS)]
+    return _grouping_outputs(node, main, [Watermark(end_step, MAX_MICROS)])
 
 
 def _grouping_outputs(node, main, late):

@@ -264,14 +264,15 @@ def _required(nullable: dict, name: str, error: UserCodeError):
 
 def _micros(column, data_type):
     """Event time in micros, as ``panes.timestamp.to_micros`` reads the field's values:
-    integers are seconds, floats seconds rounded half to even, timestamps instants."""
+    integers are seconds, floats seconds cut to the microsecond toward zero (as Beam's
+    ``Timestamp`` does), timestamps instants."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     if isinstance(data_type, T.TimestampType):
         return F.unix_micros(column)
     if isinstance(data_type, (T.FloatType, T.DoubleType)):
-        return F.bround(column.cast("double") * 1_000_000.0, 0).cast("long")
+        return (column.cast("double") * 1_000_000.0).cast("long")
     return column.cast("long") * 1_000_000
 
 

@@ -10,14 +10,19 @@ partition loop — a grouping folds the elements straight into its accumulators.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
-from panes.timestamp import MAX_TIMESTAMP
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
 from panes.runners.spark.errors import worker_generator
+from panes.timestamp import MAX_MICROS
+
+if TYPE_CHECKING:
+    from pyspark import RDD
 from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
@@ -30,14 +35,14 @@ class Pending:
     returns the last position it pushed. ``records`` are up to ``CHUNK`` of ``source``'s
     records, or one of them when ``source``'s records are chunks already (``chunked``)."""
 
-    source: object
-    feed: object
+    source: RDD
+    feed: Callable
     stages: tuple = ()
     chunked: bool = False
     # Whether a partition's positions reach the stages in increasing order.
     ordered: bool = False
 
-    def then(self, stage) -> "Pending":
+    def then(self, stage) -> Pending:
         return replace(self, stages=(*self.stages, stage))
 
     def run(self, sink_factory, accumulator, name: str):
@@ -117,8 +122,16 @@ class Collection:
     ``timeline``: Watermark events, step-ordered; ``step``: the one step all elements are at,
     when known."""
 
-    def __init__(self, rdd, timeline: list, step: int | None, pending: Pending | None = None,
-                 accumulator=None, name: str = "", held: Held | None = None):
+    def __init__(
+        self,
+        rdd,
+        timeline: list,
+        step: int | None,
+        pending: Pending | None = None,
+        accumulator=None,
+        name: str = "",
+        held: Held | None = None,
+    ):
         self._rdd, self.timeline, self.step = rdd, timeline, step
         self.pending, self.accumulator, self.name = pending, accumulator, name
         self.held = held
@@ -136,21 +149,30 @@ class Collection:
         """The collection as pending work (none yet, when it is already an RDD)."""
         return self.pending if self.pending is not None else Pending(self.rdd, positioned_feed)
 
-    def then(self, stage, accumulator, name: str) -> "Collection":
+    def then(self, stage, accumulator, name: str) -> Collection:
         """This collection with an element-wise ``stage`` (a factory) applied, pending."""
-        return Collection(None, self.timeline, self.step, self.work().then(stage), accumulator,
-                          name)
+        return Collection(
+            None, self.timeline, self.step, self.work().then(stage), accumulator, name
+        )
 
     def is_batch(self) -> bool:
         """Beam batch: all elements at one step, then the watermark straight to +inf."""
-        return (self.step is not None and len(self.timeline) == 1
-                and self.timeline[0].time == MAX_TIMESTAMP and self.step <= self.timeline[0].step)
+        return (
+            self.step is not None
+            and len(self.timeline) == 1
+            and self.timeline[0].time == MAX_MICROS
+            and self.step <= self.timeline[0].step
+        )
 
 
 def from_stream(plan, stream: list, label: str) -> Collection:
     """A collection from a direct-style event stream built on the driver (sources)."""
-    records = [((event.step, index), wv) for event in stream if isinstance(event, Bundle)
-               for index, wv in enumerate(event.elements)]
+    records = [
+        ((event.step, index), wv)
+        for event in stream
+        if isinstance(event, Bundle)
+        for index, wv in enumerate(event.elements)
+    ]
     if plan.shuffle_seed is not None:
         random.Random(plan.shuffle_seed).shuffle(records)
     steps = {position[0] for position, _ in records}

@@ -19,8 +19,8 @@ from urllib.parse import urlparse
 
 from panes.errors import UserCodeError
 from panes.io.base import SourceError
-from panes.io.filesystem import CompressionTypes
 from panes.io.files import match_files
+from panes.io.filesystem import CompressionTypes
 from panes.io.filesystems import FileSystems
 from panes.io.text import decoded, header_lines, line_place
 from panes.runners.fusion import CHUNK
@@ -48,19 +48,28 @@ def text_chunks(plan, source, label: str) -> tuple:
     system's split by Spark's line reader. Lines are decoded on the workers."""
     files = matched(plan, label, source.file_pattern)
     if source.compression_type != CompressionTypes.AUTO and any(
-            CompressionTypes.detect_compression_type(file.path) != source.compression_type
-            for file in files):
-        raise UserCodeError(label, None, ValueError(
-            "on Spark a file's compression is known by its extension (.gz, .bz2, .zst): "
-            "name the files so, or read them with compression_type=CompressionTypes.AUTO"))
+        CompressionTypes.detect_compression_type(file.path) != source.compression_type
+        for file in files
+    ):
+        raise UserCodeError(
+            label,
+            None,
+            ValueError(
+                "on Spark a file's compression is known by its extension (.gz, .bz2, .zst): "
+                "name the files so, or read them with compression_type=CompressionTypes.AUTO"
+            ),
+        )
     if all(file.path.startswith("file:") for file in files):
         return _local_text_chunks(plan, files, source.skip_header_lines, label), True
     from pyspark.sql import functions as F
 
     paths = [file.path for file in files]
     frame = plan.session.read.text([literal(path) for path in paths])
-    frame = frame.select(F.col("value").cast("binary"), _file_index(plan, paths).alias(FILE),
-                         F.col("_metadata.file_block_start").alias(PLACE))
+    frame = frame.select(
+        F.col("value").cast("binary"),
+        _file_index(plan, paths).alias(FILE),
+        F.col("_metadata.file_block_start").alias(PLACE),
+    )
     skip = source.skip_header_lines
 
     def records(batch, file, path, start, offset):
@@ -78,8 +87,9 @@ def _local_text_chunks(plan, files: list, skip: int, label: str):
     one range."""
     total = sum(file.size_in_bytes for file in files)
     size = max(1, min(LOCAL_SPLIT_BYTES, -(-total // plan.partitions)))
-    splits = [split for index, file in enumerate(files)
-              for split in _byte_ranges(index, file, size)]
+    splits = [
+        split for index, file in enumerate(files) for split in _byte_ranges(index, file, size)
+    ]
 
     def chunks(split):
         index, path, start, end = split
@@ -93,20 +103,24 @@ def _local_text_chunks(plan, files: list, skip: int, label: str):
                 data = raw.read(end - start)
         lines = data.splitlines()
         for offset in range(0, len(lines), CHUNK):
-            values = decoded(lines[offset:offset + CHUNK], _local_place(path, start, offset))
+            values = decoded(lines[offset : offset + CHUNK], _local_place(path, start, offset))
             dropped = header_lines(skip, start, offset)
             if values[dropped:]:
                 yield (index, start), offset + dropped, values[dropped:]
 
     if not splits:
         return plan.sc.emptyRDD()
-    return plan.sc.parallelize(splits, len(splits)).flatMap(
-        worker_generator(_source_errors(label, chunks))).setName(label)
+    return (
+        plan.sc.parallelize(splits, len(splits))
+        .flatMap(worker_generator(_source_errors(label, chunks)))
+        .setName(label)
+    )
 
 
 def _local_place(path: str, start: int, offset: int):
     """``line_place`` of a local file's lines from byte ``start``, counting the file's lines
     before it when asked (only a failing line is), so the line number is the file's."""
+
     def where(index):
         return line_place(path, 0, _lines_before(urlparse(path).path, start) + offset)(index)
 
@@ -123,8 +137,12 @@ def _lines_before(local: str, start: int) -> int:
             if not block:
                 break
             joined = previous + block
-            count += (joined.count(b"\n") + joined.count(b"\r") - joined.count(b"\r\n")
-                      - (previous.count(b"\n") + previous.count(b"\r")))
+            count += (
+                joined.count(b"\n")
+                + joined.count(b"\r")
+                - joined.count(b"\r\n")
+                - (previous.count(b"\n") + previous.count(b"\r"))
+            )
             previous = block[-1:]
     return count
 
@@ -141,12 +159,13 @@ def _byte_ranges(index: int, file, size: int) -> list:
                 raw.seek(target - 1)  # a newline just before the target cuts there
                 raw.readline()
                 cuts.append(raw.tell())
-    cuts = sorted(set(cut for cut in cuts if cut < length)) + [length]
+    cuts = sorted({cut for cut in cuts if cut < length}) + [length]
     return [(index, file.path, start, end) for start, end in zip(cuts, cuts[1:])]
 
 
 def _source_errors(label: str, fn):
     """``fn`` with a record it cannot read reported as the Read transform's error."""
+
     def reading(*args):
         try:
             yield from fn(*args)
@@ -163,9 +182,11 @@ def parquet_chunks(plan, source, label: str):
 
     frame = plan.session.read.parquet(*[literal(path) for path in files])
     columns = list(source.columns) if source.columns else frame.columns
-    frame = frame.select(*[F.col(f"`{name}`") for name in columns],
-                         _file_index(plan, files).alias(FILE),
-                         F.col("_metadata.row_index").alias(PLACE))
+    frame = frame.select(
+        *[F.col(f"`{name}`") for name in columns],
+        _file_index(plan, files).alias(FILE),
+        F.col("_metadata.row_index").alias(PLACE),
+    )
 
     def records(batch, file, path, row, offset):
         import pyarrow as pa
@@ -214,8 +235,11 @@ def _arrow_chunks(plan, frame, files: list, records, label: str):
                 if values:
                     yield segment, first, values
 
-    return RDD(java_batches, plan.sc, NoOpSerializer()).mapPartitions(
-        worker_generator(_source_errors(label, chunks))).setName(label)
+    return (
+        RDD(java_batches, plan.sc, NoOpSerializer())
+        .mapPartitions(worker_generator(_source_errors(label, chunks)))
+        .setName(label)
+    )
 
 
 def _file_index(plan, files: list):
@@ -242,7 +266,7 @@ def _runs(batch) -> list:
         return []
     if all(column[0] == column[count - 1] for column in columns):
         return [(0, count)]
-    cuts = set()
+    cuts: set = set()
     for column in columns:
         changed = pc.not_equal(column.slice(1), column.slice(0, count - 1))
         cuts.update(index + 1 for index in pc.indices_nonzero(changed).to_pylist())

@@ -12,10 +12,6 @@ from operator import itemgetter
 
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
-from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import BatchGrouping, is_batch_exact
-from panes.windowing.engine import Counters, WindowingEngine
 from panes.runners.eventlog import FIRST_STEP, Watermark
 from panes.runners.replay import key_values, output_timeline, replay_grouping
 from panes.runners.spark.collection import Collection
@@ -23,6 +19,10 @@ from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped, key_prefix
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.shuffle import Buckets, shuffled
+from panes.timestamp import MAX_MICROS, MIN_MICROS
+from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
+from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing.engine import Counters, WindowingEngine
 
 CONTROL = "__control__"
 _key, _value = itemgetter(0), itemgetter(1)
@@ -33,8 +33,9 @@ def plan_group_by_key(node, inputs, plan) -> dict:
 
 
 def plan_combine_per_key(node, inputs, plan) -> dict:
-    return _plan_grouping(node, inputs[0], plan,
-                          CombineFnAggregation(lift(node.payload["combine_fn"]), node.id))
+    return _plan_grouping(
+        node, inputs[0], plan, CombineFnAggregation(lift(node.payload["combine_fn"]), node.id)
+    )
 
 
 def _plan_grouping(node, source, plan, aggregation) -> dict:
@@ -45,15 +46,19 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
         if isinstance(aggregation, CombineFnAggregation):
             rdd = _lifted(source, node, strategy, aggregation, end_step, plan)
         else:
-            rdd = worker_output(_shuffled_by_key(source, node, plan).mapPartitions(
-                worker_generator(_batch_partition(strategy, aggregation, end_step))))
-        done = [Watermark(end_step, MAX_TIMESTAMP)]
+            rdd = worker_output(
+                _shuffled_by_key(source, node, plan).mapPartitions(
+                    worker_generator(_batch_partition(strategy, aggregation, end_step))
+                )
+            )
+        done = [Watermark(end_step, MAX_MICROS)]
         outputs = {"main": Collection(rdd.setName(label), done, end_step)}
         if node.payload.get("late_output"):
             outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
         return outputs
-    return _replayed(node, source, _shuffled_by_key(source, node, plan), strategy, aggregation,
-                     plan)
+    return _replayed(
+        node, source, _shuffled_by_key(source, node, plan), strategy, aggregation, plan
+    )
 
 
 def _shuffled_by_key(source, node, plan):
@@ -68,8 +73,16 @@ def _shuffled_by_key(source, node, plan):
 
             def push(chunk):
                 pairs = key_values(label, kind, chunk.values)
-                add_all(map(_key, pairs), zip(chunk.positions, map(_value, pairs),
-                                              chunk.timestamps, chunk.windows, chunk.panes))
+                add_all(
+                    map(_key, pairs),
+                    zip(
+                        chunk.positions,
+                        map(_value, pairs),
+                        chunk.timestamps,
+                        chunk.windows,
+                        chunk.panes,
+                    ),
+                )
 
             self.push = push
 
@@ -223,7 +236,10 @@ def _tagged(out, tag, timeline, label):
 def _partitions_timeline(input_timeline: list, partition_watermarks: list) -> list:
     """The grouping's output watermark: the input's, held back by each partition's output
     watermark (its keys' holds; −∞ until it first moves)."""
-    holds = [(FIRST_STEP - 1, index, MIN_TIMESTAMP) for index in range(len(partition_watermarks))]
-    holds += [(step, index, time) for index, changes in enumerate(partition_watermarks)
-              for step, time, _ in changes]
+    holds = [(FIRST_STEP - 1, index, MIN_MICROS) for index in range(len(partition_watermarks))]
+    holds += [
+        (step, index, time)
+        for index, changes in enumerate(partition_watermarks)
+        for step, time, _ in changes
+    ]
     return output_timeline(input_timeline, holds)

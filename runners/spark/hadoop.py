@@ -36,19 +36,20 @@ class HadoopFileSystems:
         """``path`` with the scheme and authority of the default file system, relative to
         the driver's working directory (as Spark resolves it), so executors find it."""
         filesystem, jpath = self._resolve(path)
-        return jpath.makeQualified(filesystem.getUri(), filesystem.getWorkingDirectory()) \
-            .toString()
+        return jpath.makeQualified(filesystem.getUri(), filesystem.getWorkingDirectory()).toString()
 
     def match(self, patterns: list, limits: list | None = None) -> list:
         limits = limits or [None] * len(patterns)
-        return [MatchResult(pattern, self._match(pattern)[:limit])
-                for pattern, limit in zip(patterns, limits)]
+        return [
+            MatchResult(pattern, self._match(pattern)[:limit])
+            for pattern, limit in zip(patterns, limits)
+        ]
 
     def _match(self, pattern: str) -> list:
         filesystem, jpath = self._resolve(pattern)
         if "**" in pattern:  # Beam's recursive wildcard, which Hadoop globs lack
             qualified = self.qualified(pattern)
-            base = qualified[:qualified.index("**")].rsplit("/", 1)[0]
+            base = qualified[: qualified.index("**")].rsplit("/", 1)[0]
             if not filesystem.exists(self._jvm.org.apache.hadoop.fs.Path(base)):
                 return []
             listing = filesystem.listFiles(self._jvm.org.apache.hadoop.fs.Path(base), True)
@@ -58,10 +59,15 @@ class HadoopFileSystems:
                 if regex.match(status.getPath().toString()):
                     statuses.append(status)
         else:
-            statuses = [status for status in (filesystem.globStatus(jpath) or [])
-                        if status.isFile()]
-        files = [FileMetadata(status.getPath().toString(), status.getLen(),
-                              status.getModificationTime() / 1000) for status in statuses]
+            statuses = [
+                status for status in (filesystem.globStatus(jpath) or []) if status.isFile()
+            ]
+        files = [
+            FileMetadata(
+                status.getPath().toString(), status.getLen(), status.getModificationTime() / 1000
+            )
+            for status in statuses
+        ]
         return sorted(files, key=lambda file: file.path)
 
     def exists(self, path: str) -> bool:
@@ -73,7 +79,7 @@ class HadoopFileSystems:
         for path in paths:
             filesystem, jpath = self._resolve(path)
             if not filesystem.delete(jpath, True):
-                failures[path] = IOError(f"could not delete {path}")
+                failures[path] = OSError(f"could not delete {path}")
         if failures:
             raise BeamIOError("Delete operation failed", failures)
 
@@ -84,11 +90,11 @@ class HadoopFileSystems:
             _, jdestination = self._resolve(destination)
             filesystem.mkdirs(jdestination.getParent())
             if not filesystem.rename(jsource, jdestination):
-                failures[(source, destination)] = IOError(f"could not rename {source}")
+                failures[(source, destination)] = OSError(f"could not rename {source}")
         if failures:
             raise BeamIOError("Rename operation failed", failures)
 
-    def create(self, path: str) -> "_Output":
+    def create(self, path: str) -> _Output:
         """A small file written from the driver (a marker, an empty shard)."""
         filesystem, jpath = self._resolve(path)
         return _Output(filesystem.create(jpath, True))
@@ -99,15 +105,20 @@ class HadoopFileSystems:
         parent = jpath.getParent()
         if parent is None or not filesystem.exists(parent):
             return []
-        return sorted(child for child in (s.getPath().toString()
-                                          for s in filesystem.listStatus(parent))
-                      if child.startswith(qualified))
+        return sorted(
+            child
+            for child in (s.getPath().toString() for s in filesystem.listStatus(parent))
+            if child.startswith(qualified)
+        )
 
     def list_directory(self, path: str) -> list:
         """The base names of the files directly in the directory ``path``."""
         filesystem, jpath = self._resolve(path)
-        return [posixpath.basename(s.getPath().toString()) for s in filesystem.listStatus(jpath)
-                if s.isFile()]
+        return [
+            posixpath.basename(s.getPath().toString())
+            for s in filesystem.listStatus(jpath)
+            if s.isFile()
+        ]
 
 
 class _Output:

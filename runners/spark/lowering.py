@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from panes.io.parquet import ParquetSource
 from panes.ir.codec import lift
 from panes.ir.model import Node
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_MICROS
 from panes.transforms.group_by import AggregateFieldsFn, FieldsToRow, KeyByFields
 from panes.transforms.timestamps import TimestampFromField
-from panes.window import (FixedWindows, IntervalWindow, Sessions, SlidingWindows,
-                          TimestampCombiner, WindowedValue)
+from panes.window import (FixedWindows, Sessions, SlidingWindows, TimestampCombiner,
+                          interval_window, windowed_value)
 from panes.windowing.batch import BATCH_PANE, is_batch_exact
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
@@ -163,7 +163,7 @@ def plan_sql_aggregation(node, inputs, plan) -> dict:
         table = plan.action(node.id, exact.toArrow)
     records = output_records(aggregation, table)
     held = Held(records, plan.sc, plan.partitions, f"{node.id} (Spark SQL)")
-    return {"main": Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], END_STEP, held=held)}
+    return {"main": Collection(None, [Watermark(END_STEP, MAX_MICROS)], END_STEP, held=held)}
 
 
 def output_records(aggregation: SqlAggregation, table) -> list:
@@ -189,7 +189,7 @@ def output_records(aggregation: SqlAggregation, table) -> list:
                          tuple(a.output_name for a in aggregation.aggregations)).fn
     # Fixed and sliding windows repeat across keys: one windows tuple and pane per window.
     shared = {} if not aggregation.strategy.window_fn.is_merging() else None
-    records, box = [], WindowedValue._make
+    records, box = [], windowed_value
     for first, run, end_of_run in sorted(runs):
         source_position = (FIRST_STEP, first >> INDEX_BITS, first & ((1 << INDEX_BITS) - 1))
         key_position = key_prefix(END_STEP, source_position)  # then the key's index
@@ -197,7 +197,7 @@ def output_records(aggregation: SqlAggregation, table) -> list:
             start, end = starts[row], ends[row]
             windows_pane = shared.get((start, end)) if shared is not None else None
             if windows_pane is None:
-                window = IntervalWindow(start, end)
+                window = interval_window((start, end))
                 windows_pane = ((window,), BATCH_PANE)
                 if shared is not None:
                     shared[(start, end)] = windows_pane

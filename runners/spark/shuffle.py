@@ -33,7 +33,9 @@ class Buckets:
     rest in ``finish()``."""
 
     def __init__(self, partitions: int):
-        out, buckets, partition_of = [], [{} for _ in range(partitions)], {}
+        out: list = []
+        buckets: list[dict] = [{} for _ in range(partitions)]
+        partition_of: dict = {}
         sizes = [0] * partitions
         self._out, self._buckets = out, buckets
 

@@ -29,7 +29,8 @@ def side_input_values(plan, spec, label: str) -> list:
                 f"pickled, above the {limit:,} bytes a side input may have on Spark (it is "
                 f"broadcast from the driver): join the collections instead (key both, Flatten "
                 f"them and GroupByKey), or raise the limit with the Spark setting "
-                f"{LIMIT_SETTING}")
+                f"{LIMIT_SETTING}"
+            )
     return [wv for _, wv in plan.collect_sorted(collection, f"side input {spec.pcollection}")]
 
 

@@ -14,7 +14,7 @@ from panes.errors import UserCodeError
 from panes.io.parquet import ParquetSource
 from panes.io.text import TextSource
 from panes.ir.codec import lift
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.timestamp import MAX_MICROS, MIN_MICROS
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
 from panes.transforms.source_element import source_values
 from panes.watermark import running_maxima, watermark_changes
@@ -70,7 +70,7 @@ def _native(node, plan) -> Collection:
         raise UserCodeError(label, None, error) from None
     if payload["watermark"] is None:
         pending = Pending(chunks, _feed(label, timestamp_fn), chunked=True, ordered=ordered)
-        return Collection(None, [Watermark(END_STEP, MAX_TIMESTAMP)], FIRST_STEP, pending,
+        return Collection(None, [Watermark(END_STEP, MAX_MICROS)], FIRST_STEP, pending,
                           plan.metrics_accumulator, label)
     return _record_at_a_time(chunks, label, timestamp_fn, payload["watermark"], plan)
 
@@ -107,7 +107,7 @@ def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection
         for segment, offset, values in partition:
             timestamps = source_values(label, values, timestamp_fn)[1]
             if not runs or runs[-1][0] != segment or runs[-1][1] + runs[-1][2] != offset:
-                runs.append([segment, offset, 0, MIN_TIMESTAMP, []])
+                runs.append([segment, offset, 0, MIN_MICROS, []])
             run = runs[-1]
             count, rises = running_maxima(timestamps)
             run[4] += [(run[2] + index, top) for index, top in rises if top > run[3]]
@@ -133,6 +133,6 @@ def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection
     changes = watermark_changes([(count, rises) for _, _, count, rises in runs], strategy)
     timeline = [Watermark(record_step(index), watermark) for index, watermark in changes]
     pending = Pending(chunks, _feed(label, timestamp_fn, index_of), chunked=True)
-    return Collection(None, timeline + [Watermark(END_STEP, MAX_TIMESTAMP)],
+    return Collection(None, timeline + [Watermark(END_STEP, MAX_MICROS)],
                       record_step(0) if total == 1 else (None if total else FIRST_STEP), pending,
                       plan.metrics_accumulator, label)

@@ -11,9 +11,20 @@ from __future__ import annotations
 import pickle
 import struct
 
-__all__ = ["Coder", "BytesCoder", "StrUtf8Coder", "ToBytesCoder", "VarIntCoder", "FloatCoder",
-           "BooleanCoder", "PickleCoder", "FastPrimitivesCoder", "TupleCoder",
-           "IntervalWindowCoder", "GlobalWindowCoder"]
+__all__ = [
+    "Coder",
+    "BytesCoder",
+    "StrUtf8Coder",
+    "ToBytesCoder",
+    "VarIntCoder",
+    "FloatCoder",
+    "BooleanCoder",
+    "PickleCoder",
+    "FastPrimitivesCoder",
+    "TupleCoder",
+    "IntervalWindowCoder",
+    "GlobalWindowCoder",
+]
 
 
 class Coder:
@@ -30,11 +41,12 @@ class Coder:
     def is_deterministic(self) -> bool:
         return False
 
-    def as_deterministic_coder(self, step_label, error_message=None) -> "Coder":
+    def as_deterministic_coder(self, step_label, error_message=None) -> Coder:
         if self.is_deterministic():
             return self
-        raise ValueError(error_message or f"{self} cannot deterministically encode keys "
-                                          f"of {step_label}")
+        raise ValueError(
+            error_message or f"{self} cannot deterministically encode keys of {step_label}"
+        )
 
     def estimate_size(self, value) -> int:
         return len(self.encode(value))
@@ -169,7 +181,7 @@ class TupleCoder(Coder):
         for coder in self._coders:
             length, size = _varint_prefix(encoded, position)
             start = position + size
-            values.append(coder.decode(encoded[start:start + length]))
+            values.append(coder.decode(encoded[start : start + length]))
             position = start + length
         return tuple(values)
 
@@ -185,7 +197,7 @@ def _varint_prefix(encoded: bytes, position: int) -> tuple[int, int]:
     end = position
     while encoded[end] & 0x80:
         end += 1
-    return VarIntCoder().decode(encoded[position:end + 1]), end + 1 - position
+    return VarIntCoder().decode(encoded[position : end + 1]), end + 1 - position
 
 
 class IntervalWindowCoder(PickleCoder):

@@ -14,17 +14,24 @@ class CoderRegistry:
     """Coders by type: Beam's standard ones, and those users register."""
 
     def __init__(self):
-        self._coders: dict = {int: coders.VarIntCoder, float: coders.FloatCoder,
-                              bytes: coders.BytesCoder, bool: coders.BooleanCoder,
-                              str: coders.StrUtf8Coder}
+        self._coders: dict = {
+            int: coders.VarIntCoder,
+            float: coders.FloatCoder,
+            bytes: coders.BytesCoder,
+            bool: coders.BooleanCoder,
+            str: coders.StrUtf8Coder,
+        }
         self.custom_types: list = []
 
     def register_coder(self, typehint_type, typehint_coder_class) -> None:
         """Makes ``typehint_coder_class`` (a Coder class) the coder of ``typehint_type``."""
         if not isinstance(typehint_coder_class, type) or not issubclass(
-                typehint_coder_class, coders.Coder):
-            raise TypeError(f"register_coder needs a Coder class, e.g. "
-                            f"register_coder(MyType, MyCoder); got {typehint_coder_class!r}")
+            typehint_coder_class, coders.Coder
+        ):
+            raise TypeError(
+                f"register_coder needs a Coder class, e.g. "
+                f"register_coder(MyType, MyCoder); got {typehint_coder_class!r}"
+            )
         if typehint_type not in self.custom_types:
             self.custom_types.append(typehint_type)
         self._coders[typehint_type] = typehint_coder_class

@@ -4,5 +4,13 @@ from panes.io.base import Read, Sink, Source, Write
 from panes.io.parquet import ReadFromParquet, WriteToParquet
 from panes.io.textio import ReadFromText, WriteToText
 
-__all__ = ["Read", "Write", "Source", "Sink", "ReadFromText", "WriteToText", "ReadFromParquet",
-           "WriteToParquet"]
+__all__ = [
+    "Read",
+    "Write",
+    "Source",
+    "Sink",
+    "ReadFromText",
+    "WriteToText",
+    "ReadFromParquet",
+    "WriteToParquet",
+]

@@ -59,8 +59,9 @@ def publish(fs, prefix: str, shard_regex: re.Pattern, renames: list) -> None:
     done = marker(prefix)
     if fs.exists(done):
         fs.delete([done])
-    _remove(fs, [path for path in fs.list_prefix(prefix)
-                 if shard_regex.match(posixpath.basename(path))])
+    _remove(
+        fs, [path for path in fs.list_prefix(prefix) if shard_regex.match(posixpath.basename(path))]
+    )
     fs.rename([temporary for temporary, _ in renames], [final for _, final in renames])
     fs.create(done).close()
     remove_leftovers(fs, prefix)
@@ -70,8 +71,14 @@ def remove_leftovers(fs, prefix: str) -> None:
     """Removes the temporary directories of every run that wrote to ``prefix``."""
     head, tail = posixpath.split(prefix)
     own = re.compile(re.escape(TEMPORARY_PREFIX + tail) + r"-[0-9a-f]{32}\Z")
-    _remove(fs, [path for path in fs.list_prefix(posixpath.join(head, TEMPORARY_PREFIX + tail))
-                 if own.match(posixpath.basename(path))])
+    _remove(
+        fs,
+        [
+            path
+            for path in fs.list_prefix(posixpath.join(head, TEMPORARY_PREFIX + tail))
+            if own.match(posixpath.basename(path))
+        ],
+    )
 
 
 def _remove(fs, paths: list) -> None:

@@ -40,8 +40,10 @@ def _fill(text: str, letter: str, number: int) -> str:
 def shard_names(prefix: str, suffix: str, num_shards: int, template: str) -> list[str]:
     """Beam's shard names: ``template`` with ``SSSSS`` as the shard index and ``NNNNN`` as the
     shard count (zero-padded to the letters' width)."""
-    return [prefix + _fill(_fill(template, "S", index), "N", num_shards) + suffix
-            for index in range(num_shards)]
+    return [
+        prefix + _fill(_fill(template, "S", index), "N", num_shards) + suffix
+        for index in range(num_shards)
+    ]
 
 
 def shard_pattern(prefix: str, suffix: str, template: str) -> re.Pattern:
@@ -51,8 +53,7 @@ def shard_pattern(prefix: str, suffix: str, template: str) -> re.Pattern:
         width = template.count(letter)
         if width:
             numbered = numbered.replace(letter * width, rf"\d{{{width},}}", 1)
-    return re.compile(re.escape(posixpath.basename(prefix)) + numbered + re.escape(suffix)
-                      + r"\Z")
+    return re.compile(re.escape(posixpath.basename(prefix)) + numbered + re.escape(suffix) + r"\Z")
 
 
 def split_evenly(records: list, num_shards: int) -> list[list]:

@@ -31,8 +31,10 @@ class CompressionTypes:
     def resolved(cls, compression_type: str, file_path: str) -> str:
         """``compression_type``, with ``AUTO`` replaced by what the path's extension says."""
         if not cls.is_valid_compression_type(compression_type):
-            raise ValueError(f"unknown compression type {compression_type!r}; use one of "
-                             f"CompressionTypes.AUTO, GZIP, BZIP2, ZSTD, UNCOMPRESSED")
+            raise ValueError(
+                f"unknown compression type {compression_type!r}; use one of "
+                f"CompressionTypes.AUTO, GZIP, BZIP2, ZSTD, UNCOMPRESSED"
+            )
         if compression_type == cls.AUTO:
             return cls.detect_compression_type(file_path)
         return compression_type

@@ -2,9 +2,10 @@
 and the Spark driver.
 
 A path without a scheme (or ``file://``) is a local file (``panes.io.localfs``: the base
-install needs no pyarrow); any other scheme goes to the matching ``pyarrow.fs`` file system (``s3://`` — also spelled ``s3a://``/``s3n://`` as Hadoop
-does —, ``gs://``, ``hdfs://``, ``abfs://``, whatever the installed pyarrow supports), so a
-pipeline reads the same URIs on the direct runner that Spark's readers read.
+install needs no pyarrow); any other scheme goes to the matching ``pyarrow.fs`` file system
+(``s3://`` — also spelled ``s3a://``/``s3n://`` as Hadoop does —, ``gs://``, ``hdfs://``,
+``abfs://``, whatever the installed pyarrow supports), so a pipeline reads the same URIs on the
+direct runner that Spark's readers read.
 
 Patterns follow Beam: ``*`` and ``?`` stay within one path component, ``**`` crosses them,
 ``[...]`` is a character class.
@@ -24,8 +25,12 @@ _URI = re.compile(r"(?P<scheme>[a-zA-Z][-a-zA-Z0-9+.]*)://(?P<rest>.*)", re.DOTA
 _GLOB = re.compile(r"[*?\[]")
 # Hadoop's spellings of schemes pyarrow knows under another name.
 _SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
-_ARROW_COMPRESSION = {CompressionTypes.UNCOMPRESSED: None, CompressionTypes.GZIP: "gzip",
-                      CompressionTypes.BZIP2: "bz2", CompressionTypes.ZSTD: "zstd"}
+_ARROW_COMPRESSION = {
+    CompressionTypes.UNCOMPRESSED: None,
+    CompressionTypes.GZIP: "gzip",
+    CompressionTypes.BZIP2: "bz2",
+    CompressionTypes.ZSTD: "zstd",
+}
 
 
 def has_glob(path: str) -> bool:
@@ -45,9 +50,9 @@ def glob_regex(pattern: str) -> re.Pattern:
             parts.append("[^/]*")
         elif char == "?":
             parts.append("[^/]")
-        elif char == "[" and "]" in pattern[index + 2:]:
+        elif char == "[" and "]" in pattern[index + 2 :]:
             end = pattern.index("]", index + 2)
-            body = pattern[index + 1:end]
+            body = pattern[index + 1 : end]
             parts.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
             index = end
         else:
@@ -56,15 +61,16 @@ def glob_regex(pattern: str) -> re.Pattern:
     return re.compile("".join(parts) + r"\Z", re.DOTALL)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _arrow_filesystem(scheme: str, authority: str):
     if scheme in ("", "file"):
         return localfs.LocalFileSystem()
     try:
         from pyarrow import fs as pafs
     except ImportError:
-        raise BeamIOError(f"{scheme}:// paths need pyarrow's file systems: "
-                          f"pip install 'panes[parquet]'") from None
+        raise BeamIOError(
+            f"{scheme}:// paths need pyarrow's file systems: pip install 'panes[parquet]'"
+        ) from None
     return pafs.FileSystem.from_uri(f"{_SCHEME_ALIASES.get(scheme, scheme)}://{authority}/")[0]
 
 
@@ -89,15 +95,20 @@ def _resolve(path: str) -> tuple:
     if match is None or match.group("scheme") == "file":
         local = match.group("rest") if match else path
         absolute = os.path.abspath(os.path.expanduser(local))
-        return _arrow_filesystem("", ""), absolute, path[:len(path) - len(local)], ""
+        return _arrow_filesystem("", ""), absolute, path[: len(path) - len(local)], ""
     scheme, rest = match.group("scheme"), match.group("rest")
     authority, _, key = rest.partition("/")
     filesystem = _arrow_filesystem(scheme, authority)
     # Object stores name a file bucket/key; a Hadoop file system names it /key.
-    arrow_prefix = authority if type(filesystem).__name__ in ("S3FileSystem", "GcsFileSystem") \
-        else ""
-    return filesystem, f"{arrow_prefix}/{key}".lstrip("/") if arrow_prefix else f"/{key}", \
-        f"{scheme}://{authority}", arrow_prefix
+    arrow_prefix = (
+        authority if type(filesystem).__name__ in ("S3FileSystem", "GcsFileSystem") else ""
+    )
+    return (
+        filesystem,
+        f"{arrow_prefix}/{key}".lstrip("/") if arrow_prefix else f"/{key}",
+        f"{scheme}://{authority}",
+        arrow_prefix,
+    )
 
 
 class FileSystems:
@@ -110,13 +121,19 @@ class FileSystems:
 
     @staticmethod
     def join(basepath: str, *paths: str) -> str:
-        return posixpath.join(basepath, *paths) if FileSystems.get_scheme(basepath) \
+        return (
+            posixpath.join(basepath, *paths)
+            if FileSystems.get_scheme(basepath)
             else os.path.join(basepath, *paths)
+        )
 
     @staticmethod
     def split(path: str) -> tuple:
-        head, tail = posixpath.split(path.rstrip("/")) if FileSystems.get_scheme(path) \
+        head, tail = (
+            posixpath.split(path.rstrip("/"))
+            if FileSystems.get_scheme(path)
             else os.path.split(path)
+        )
         return head, tail
 
     @staticmethod
@@ -130,7 +147,7 @@ class FileSystems:
     def mkdirs(path: str) -> None:
         filesystem, arrow_path, _, _ = _resolve(path)
         if FileSystems.exists(path):
-            raise IOError(f"{path} already exists")
+            raise OSError(f"{path} already exists")
         filesystem.create_dir(arrow_path, recursive=True)
 
     @staticmethod
@@ -149,36 +166,50 @@ class FileSystems:
         return results
 
     @staticmethod
-    def create(path: str, mime_type: str = "application/octet-stream",
-               compression_type: str = CompressionTypes.AUTO):
+    def create(
+        path: str,
+        mime_type: str = "application/octet-stream",
+        compression_type: str = CompressionTypes.AUTO,
+    ):
         """A binary stream writing a new file at ``path`` (its directory made if need be)."""
         filesystem, arrow_path, _, _ = _resolve(path)
         filesystem.create_dir(posixpath.dirname(arrow_path), recursive=True)
         compression = CompressionTypes.resolved(compression_type, path)
-        return filesystem.open_output_stream(arrow_path,
-                                             compression=_ARROW_COMPRESSION[compression])
+        return filesystem.open_output_stream(
+            arrow_path, compression=_ARROW_COMPRESSION[compression]
+        )
 
     @staticmethod
-    def open(path: str, mime_type: str = "application/octet-stream",
-             compression_type: str = CompressionTypes.AUTO):
+    def open(
+        path: str,
+        mime_type: str = "application/octet-stream",
+        compression_type: str = CompressionTypes.AUTO,
+    ):
         """A binary file reading ``path``: seekable when uncompressed, else a stream of the
         decompressed bytes."""
         filesystem, arrow_path, _, _ = _resolve(path)
         compression = CompressionTypes.resolved(compression_type, path)
         if compression == CompressionTypes.UNCOMPRESSED:
             return filesystem.open_input_file(arrow_path)
-        return filesystem.open_input_stream(arrow_path,
-                                            compression=_ARROW_COMPRESSION[compression])
+        return filesystem.open_input_stream(arrow_path, compression=_ARROW_COMPRESSION[compression])
 
     @staticmethod
     def copy(source_file_names: list, destination_file_names: list) -> None:
-        _each("Copy", source_file_names, destination_file_names,
-              lambda fs, source, destination: fs.copy_file(source, destination))
+        _each(
+            "Copy",
+            source_file_names,
+            destination_file_names,
+            lambda fs, source, destination: fs.copy_file(source, destination),
+        )
 
     @staticmethod
     def rename(source_file_names: list, destination_file_names: list) -> None:
-        _each("Rename", source_file_names, destination_file_names,
-              lambda fs, source, destination: fs.move(source, destination))
+        _each(
+            "Rename",
+            source_file_names,
+            destination_file_names,
+            lambda fs, source, destination: fs.move(source, destination),
+        )
 
     @staticmethod
     def exists(path: str) -> bool:
@@ -205,8 +236,11 @@ class FileSystems:
             listed = filesystem.get_file_info(_selector(filesystem, directory))
         except FileNotFoundError:
             return []
-        return sorted(_spelled(info.path, own_prefix, arrow_prefix) for info in listed
-                      if info.path.startswith(arrow_path))
+        return sorted(
+            _spelled(info.path, own_prefix, arrow_prefix)
+            for info in listed
+            if info.path.startswith(arrow_path)
+        )
 
     @staticmethod
     def delete(paths: list) -> None:
@@ -240,8 +274,9 @@ def _info(path: str):
 
 def _each(operation: str, sources: list, destinations: list, act) -> None:
     if len(sources) != len(destinations):
-        raise BeamIOError(f"{operation}: {len(sources)} sources but {len(destinations)} "
-                          f"destinations")
+        raise BeamIOError(
+            f"{operation}: {len(sources)} sources but {len(destinations)} destinations"
+        )
     failures = {}
     for source, destination in zip(sources, destinations):
         filesystem, source_path, _, _ = _resolve(source)
@@ -257,15 +292,16 @@ def _each(operation: str, sources: list, destinations: list, act) -> None:
 
 def _spelled(arrow_path: str, own_prefix: str, arrow_prefix: str) -> str:
     """A listed path with the scheme and authority of the path that listed it."""
-    return own_prefix + "/" + arrow_path[len(arrow_prefix):].lstrip("/")
+    return own_prefix + "/" + arrow_path[len(arrow_prefix) :].lstrip("/")
 
 
 def _match(pattern: str) -> list:
     filesystem, arrow_pattern, own_prefix, arrow_prefix = _resolve(pattern)
 
     def metadata(info) -> FileMetadata:
-        return FileMetadata(_spelled(info.path, own_prefix, arrow_prefix), info.size,
-                            info.mtime.timestamp())
+        return FileMetadata(
+            _spelled(info.path, own_prefix, arrow_prefix), info.size, info.mtime.timestamp()
+        )
 
     if not has_glob(arrow_pattern):
         info = filesystem.get_file_info(arrow_pattern)

@@ -38,7 +38,7 @@ class FileInfo:
 
     @property
     def mtime(self) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.mtime_ns / 1e9, tz=dt.timezone.utc)
+        return dt.datetime.fromtimestamp((self.mtime_ns or 0) / 1e9, tz=dt.timezone.utc)
 
 
 class LocalFileSystem:
@@ -59,11 +59,15 @@ class LocalFileSystem:
         if not os.path.isdir(selector.base_dir):
             raise FileNotFoundError(f"{selector.base_dir} is not a directory")
         if not selector.recursive:
-            names = [os.path.join(selector.base_dir, name)
-                     for name in os.listdir(selector.base_dir)]
+            names = [
+                os.path.join(selector.base_dir, name) for name in os.listdir(selector.base_dir)
+            ]
         else:
-            names = [os.path.join(folder, name) for folder, folders, files
-                     in os.walk(selector.base_dir) for name in folders + files]
+            names = [
+                os.path.join(folder, name)
+                for folder, folders, files in os.walk(selector.base_dir)
+                for name in folders + files
+            ]
         return [self.get_file_info(name) for name in names]
 
     def create_dir(self, path: str, recursive: bool = True) -> None:
@@ -99,8 +103,9 @@ def _arrow_stream(path: str, mode: str, compression: str):
     try:
         import pyarrow as pa
     except ImportError:
-        raise OSError(f"{path}: {compression} files need pyarrow: "
-                      f"pip install 'panes[parquet]'") from None
+        raise OSError(
+            f"{path}: {compression} files need pyarrow: pip install 'panes[parquet]'"
+        ) from None
     if mode == "rb":
         return pa.CompressedInputStream(pa.OSFile(path, "rb"), compression)
     return pa.CompressedOutputStream(path, compression)

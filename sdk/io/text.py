@@ -131,7 +131,7 @@ def encoded_lines(label: str, values) -> bytes:
         raise
 
 
-def ReadFromText(file_pattern: str, *, compression_type: str = CompressionTypes.AUTO,  # noqa: N802
+def ReadFromText(file_pattern: Optional[str], *, compression_type: str = CompressionTypes.AUTO,  # noqa: N802
                  skip_header_lines: int = 0, label=None) -> Read:
     """Reads the lines of the files ``file_pattern`` matches (sorted by path), without their
     terminators; ``skip_header_lines`` of each file are skipped."""

@@ -8,8 +8,6 @@ plain ``Read``/``Write`` primitives."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from panes.coders.coders import StrUtf8Coder, ToBytesCoder
 from panes.io import text
 from panes.transforms.core import Map
@@ -17,31 +15,57 @@ from panes.transforms.ptransform import PTransform
 
 __all__ = ["ReadFromText", "WriteToText"]
 
+# Beam's default coders, made once: text read as UTF-8, elements written as str(element).
+_UTF8 = StrUtf8Coder()
+_TO_BYTES = ToBytesCoder()
 
-def ReadFromText(file_pattern: str = None, min_bundle_size=0,  # noqa: N802 - Beam's name
-                 compression_type="auto", strip_trailing_newlines=True, coder=StrUtf8Coder(),
-                 validate=True, skip_header_lines=0, label=None, **kwargs):
+
+def ReadFromText(
+    file_pattern: str | None = None,
+    min_bundle_size=0,  # noqa: N802 - Beam's name
+    compression_type="auto",
+    strip_trailing_newlines=True,
+    coder=_UTF8,
+    validate=True,
+    skip_header_lines=0,
+    label=None,
+    **kwargs,
+):
     """The lines of the files ``file_pattern`` matches (sorted by path), without their line
     terminators, decoded by ``coder``; compressed files are read by ``compression_type`` (by
     default from the file name). Beam's other arguments are accepted."""
-    read = text.ReadFromText(file_pattern, compression_type=compression_type,
-                             skip_header_lines=skip_header_lines)
+    read = text.ReadFromText(
+        file_pattern, compression_type=compression_type, skip_header_lines=skip_header_lines
+    )
     if isinstance(coder, StrUtf8Coder):
         return read if label is None else label >> read
     decode = Map(lambda line: coder.decode(line.encode("utf-8")))
     return _Coded("ReadFromText", (("Read", read), ("Decode", decode)), label)
 
 
-def WriteToText(file_path_prefix: str, file_name_suffix: str = "",  # noqa: N802
-                append_trailing_newlines=True, num_shards: int = 0,
-                shard_name_template: Optional[str] = None, coder=ToBytesCoder(),
-                compression_type="auto", header: Optional[str] = None, label=None, **kwargs):
+def WriteToText(
+    file_path_prefix: str,
+    file_name_suffix: str = "",  # noqa: N802
+    append_trailing_newlines=True,
+    num_shards: int = 0,
+    shard_name_template: str | None = None,
+    coder=_TO_BYTES,
+    compression_type="auto",
+    header: str | None = None,
+    label=None,
+    **kwargs,
+):
     """Writes each element as a line (``coder.encode``; by default ``str(element)``) into
     ``num_shards`` files named like Beam's (``prefix-00000-of-00004suffix``; with 0, as many as
     the runner chooses); the files appear only once all are written."""
-    write = text.WriteToText(file_path_prefix, file_name_suffix, num_shards=num_shards,
-                             shard_name_template=shard_name_template,
-                             compression_type=compression_type, header=header)
+    write = text.WriteToText(
+        file_path_prefix,
+        file_name_suffix,
+        num_shards=num_shards,
+        shard_name_template=shard_name_template,
+        compression_type=compression_type,
+        header=header,
+    )
     if isinstance(coder, ToBytesCoder):
         return write if label is None else label >> write
     encode = Map(lambda element: coder.encode(element).decode("utf-8"))

@@ -18,7 +18,7 @@ from panes.errors import ValidationError
 
 # Modules whose dataclasses and enums are stored as structure, never pickled.
 STRUCTURED_MODULES = (
-    "panes.ir.model", "panes.timestamp", "panes.window", "panes.trigger", "panes.evictor",
+    "panes.ir.model", "panes.utils.timestamp", "panes.window", "panes.trigger", "panes.evictor",
     "panes.watermark", "panes.windowing.strategy", "panes.io.text", "panes.io.parquet",
     "panes.io.base", "panes.testing.capture", "panes.testing.test_stream",
     "panes.transforms.group_by", "panes.transforms.timestamps",

@@ -3,7 +3,10 @@ that collects a run's metrics and the scope that routes user updates to it."""
 
 from panes.metrics.cells import DistributionData
 from panes.metrics.execution import (
-    MetricsContainer, metrics_cell_scope, metrics_scope, reset_metrics_scope,
+    MetricsContainer,
+    metrics_cell_scope,
+    metrics_scope,
+    reset_metrics_scope,
 )
 from panes.metrics.metric import MetricResults, Metrics, MetricsFilter
 from panes.metrics.metricbase import MetricName

@@ -20,11 +20,15 @@ class DistributionData:
         self.min = value if self.min is None else min(self.min, value)
         self.max = value if self.max is None else max(self.max, value)
 
-    def combine(self, other: "DistributionData") -> "DistributionData":
+    def combine(self, other: DistributionData) -> DistributionData:
         mins = [m for m in (self.min, other.min) if m is not None]
         maxs = [m for m in (self.max, other.max) if m is not None]
-        return DistributionData(self.sum + other.sum, self.count + other.count,
-                                min(mins) if mins else None, max(maxs) if maxs else None)
+        return DistributionData(
+            self.sum + other.sum,
+            self.count + other.count,
+            min(mins) if mins else None,
+            max(maxs) if maxs else None,
+        )
 
     @property
     def mean(self):

@@ -5,9 +5,12 @@ a finished run reports."""
 from __future__ import annotations
 
 import contextvars
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from panes.metrics.cells import DistributionData
+
+if TYPE_CHECKING:
+    from panes.metrics.metricbase import MetricName
 
 
 class MetricsContainer:
@@ -24,14 +27,14 @@ class MetricsContainer:
     def update(self, step: str, name, value) -> None:
         self.distributions.setdefault((step, name), DistributionData()).update(value)
 
-    def merge(self, other: "MetricsContainer") -> None:
+    def merge(self, other: MetricsContainer) -> None:
         for key, n in other.counters.items():
             self.counters[key] = self.counters.get(key, 0) + n
         for key, data in other.distributions.items():
             self.distributions[key] = self.distributions.get(key, DistributionData()).combine(data)
 
 
-_current = contextvars.ContextVar("panes_metrics", default=None)
+_current: contextvars.ContextVar[Any] = contextvars.ContextVar("panes_metrics", default=None)
 
 
 def current_scope():
@@ -59,7 +62,7 @@ class MetricKey(NamedTuple):
     """A metric of one step: the step's full label and the metric's name."""
 
     step: str
-    metric: object  # MetricName
+    metric: MetricName
 
 
 class MetricResult(NamedTuple):

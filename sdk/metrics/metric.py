@@ -48,29 +48,29 @@ class MetricsFilter:
     def steps(self) -> frozenset:
         return frozenset(self._steps)
 
-    def with_metric(self, metric) -> "MetricsFilter":
-        return self.with_name(metric.metric_name.name).with_namespace(
-            metric.metric_name.namespace)
+    def with_metric(self, metric) -> MetricsFilter:
+        return self.with_name(metric.metric_name.name).with_namespace(metric.metric_name.namespace)
 
-    def with_name(self, name: str) -> "MetricsFilter":
+    def with_name(self, name: str) -> MetricsFilter:
         return self.with_names([name])
 
-    def with_names(self, names) -> "MetricsFilter":
+    def with_names(self, names) -> MetricsFilter:
         self._names.update(_collection(names, "names"))
         return self
 
-    def with_namespace(self, namespace) -> "MetricsFilter":
+    def with_namespace(self, namespace) -> MetricsFilter:
         return self.with_namespaces([namespace])
 
-    def with_namespaces(self, namespaces) -> "MetricsFilter":
-        self._namespaces.update(Metrics.get_namespace(namespace)
-                                for namespace in _collection(namespaces, "namespaces"))
+    def with_namespaces(self, namespaces) -> MetricsFilter:
+        self._namespaces.update(
+            Metrics.get_namespace(namespace) for namespace in _collection(namespaces, "namespaces")
+        )
         return self
 
-    def with_step(self, step: str) -> "MetricsFilter":
+    def with_step(self, step: str) -> MetricsFilter:
         return self.with_steps([step])
 
-    def with_steps(self, steps) -> "MetricsFilter":
+    def with_steps(self, steps) -> MetricsFilter:
         self._steps.update(_collection(steps, "steps"))
         return self
 
@@ -98,37 +98,52 @@ class MetricResults:
         a filter step is a '/'-delimited run of the step's full label."""
         if filter is None:
             return True
-        return ((not filter.names or key.metric.name in filter.names)
-                and (not filter.namespaces or key.metric.namespace in filter.namespaces)
-                and (not filter.steps or any(_is_sub_path(key.step, step)
-                                             for step in filter.steps)))
+        return (
+            (not filter.names or key.metric.name in filter.names)
+            and (not filter.namespaces or key.metric.namespace in filter.namespaces)
+            and (not filter.steps or any(_is_sub_path(key.step, step) for step in filter.steps))
+        )
 
-    def query(self, filter: MetricsFilter | None = None, *, name: str | None = None,
-              namespace=None, step: str | None = None) -> dict:
+    def query(
+        self,
+        filter: MetricsFilter | None = None,
+        *,
+        name: str | None = None,
+        namespace=None,
+        step: str | None = None,
+    ) -> dict:
         """The matching metrics; ``name``, ``namespace`` and ``step`` are a shorthand for a
         filter with those."""
         if filter is None and (name, namespace, step) != (None, None, None):
             filter = MetricsFilter()
-            for value, add in ((name, filter.with_name), (namespace, filter.with_namespace),
-                               (step, filter.with_step)):
+            for value, add in (
+                (name, filter.with_name),
+                (namespace, filter.with_namespace),
+                (step, filter.with_step),
+            ):
                 if value is not None:
                     add(value)
 
         def results(metrics):
-            return [MetricResult(MetricKey(s, m), value, value)
-                    for (s, m), value in metrics.items() if self.matches(filter, MetricKey(s, m))]
+            return [
+                MetricResult(MetricKey(s, m), value, value)
+                for (s, m), value in metrics.items()
+                if self.matches(filter, MetricKey(s, m))
+            ]
 
-        return {self.COUNTERS: results(self._container.counters),
-                self.DISTRIBUTIONS: results(self._container.distributions),
-                self.GAUGES: []}
+        return {
+            self.COUNTERS: results(self._container.counters),
+            self.DISTRIBUTIONS: results(self._container.distributions),
+            self.GAUGES: [],
+        }
 
     def counter(self, name: str, namespace=None) -> int:
         """Sum of a counter over all steps (0 if it never counted)."""
-        return sum(r.committed
-                   for r in self.query(name=name, namespace=namespace)[self.COUNTERS])
+        return sum(r.committed for r in self.query(name=name, namespace=namespace)[self.COUNTERS])
 
 
 def _is_sub_path(actual: str, wanted: str) -> bool:
     parts, pieces = actual.split("/"), wanted.split("/")
-    return bool(actual) and any(parts[i:i + len(pieces)] == pieces
-                                for i in range(len(parts) - len(pieces) + 1))
+    return bool(actual) and any(
+        parts[i : i + len(pieces)] == pieces for i in range(len(parts) - len(pieces) + 1)
+    )

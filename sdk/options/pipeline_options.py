@@ -256,6 +256,8 @@ class SetupOptions(PipelineOptions):
 class DebugOptions(PipelineOptions):
     """Experiments, as Beam's ``--experiments``."""
 
+    experiments: list | None
+
     @classmethod
     def _add_argparse_args(cls, parser):
         parser.add_argument("--experiment", "--experiments", dest="experiments",

@@ -24,8 +24,8 @@ class Materialized:
 
     def __init__(self, capture_id: str):
         self.capture_id = capture_id
-        self._windowed_values = None
-        self.steps = None
+        self._windowed_values: list | None = None
+        self.steps: list | None = None
 
     def _fill(self, result) -> None:
         captured = list(result.captures.get(self.capture_id, []))
@@ -35,7 +35,9 @@ class Materialized:
     @property
     def windowed_values(self) -> list:
         if self._windowed_values is None:
-            raise RuntimeError("the pipeline has not run yet: materialized values appear after run()")
+            raise RuntimeError(
+                "the pipeline has not run yet: materialized values appear after run()"
+            )
         return self._windowed_values
 
     @property

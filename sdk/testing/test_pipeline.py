@@ -21,14 +21,23 @@ class TestPipeline(Pipeline):
     __test__ = False  # not a pytest test class
     pytest_test_pipeline_options = None
 
-    def __init__(self, runner=None, options=None, argv=None, is_integration_test=False,
-                 blocking=True, additional_pipeline_args=None, display_data=None,
-                 timeout=None):
+    def __init__(
+        self,
+        runner=None,
+        options=None,
+        argv=None,
+        is_integration_test=False,
+        blocking=True,
+        additional_pipeline_args=None,
+        display_data=None,
+        timeout=None,
+    ):
         self.is_integration_test = is_integration_test
         self.blocking = blocking
         self.timeout = timeout
-        self.options_list = (self._parse_test_option_args(argv)
-                             + list(additional_pipeline_args or []))
+        self.options_list = self._parse_test_option_args(argv) + list(
+            additional_pipeline_args or []
+        )
         if options is None:
             options = PipelineOptions(self.options_list)
         super().__init__(runner, options)
@@ -37,8 +46,9 @@ class TestPipeline(Pipeline):
         result = super().run()
         if self.blocking:
             state = result.wait_until_finish(duration=self.timeout)
-            assert state in (PipelineState.DONE, PipelineState.CANCELLED), \
+            assert state in (PipelineState.DONE, PipelineState.CANCELLED), (
                 "Pipeline execution failed."
+            )
         return result
 
     def get_pipeline_options(self) -> PipelineOptions:
@@ -48,7 +58,8 @@ class TestPipeline(Pipeline):
         options = self.get_options_list(argv)
         if self.is_integration_test and not options:
             raise unittest.SkipTest(
-                "IT is skipped because --test-pipeline-options is not specified")
+                "IT is skipped because --test-pipeline-options is not specified"
+            )
         return options
 
     @classmethod

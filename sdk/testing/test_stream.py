@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from panes.errors import PipelineConstructionError
 from panes.pvalue import PBegin
-from panes.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP, Duration, to_micros
+from panes.timestamp import MAX_MICROS, MIN_MICROS, Duration, to_micros
 from panes.transforms.ptransform import PrimitiveTransform
 from panes.window import TimestampedValue, WindowedValue
 from panes.windowing.strategy import WindowingStrategy
@@ -31,10 +31,10 @@ class TestStream(PrimitiveTransform):
         its windows); a plain value is stamped ``event_timestamp``, by default the watermark
         as it stands (-inf before the first advance), as Beam's TestStream does."""
         if event_timestamp is None:
-            plain_timestamp = MIN_TIMESTAMP if self._watermark is None else self._watermark
+            plain_timestamp = MIN_MICROS if self._watermark is None else self._watermark
         else:
             plain_timestamp = to_micros(event_timestamp)
-        bundle = [(element.value, element.timestamp)
+        bundle = [(element.value, element.timestamp_micros)
                   if isinstance(element, (TimestampedValue, WindowedValue))
                   else (element, plain_timestamp) for element in elements]
         self.events.append((ELEMENTS, bundle))
@@ -50,8 +50,8 @@ class TestStream(PrimitiveTransform):
         return self
 
     def advance_watermark_to_infinity(self) -> "TestStream":
-        self._watermark = MAX_TIMESTAMP
-        self.events.append((WATERMARK, MAX_TIMESTAMP))
+        self._watermark = MAX_MICROS
+        self.events.append((WATERMARK, MAX_MICROS))
         return self
 
     def advance_processing_time(self, advance_by) -> "TestStream":

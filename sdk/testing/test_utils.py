@@ -20,8 +20,9 @@ def create_file(path: str, contents: str) -> str:
 
 def read_files_from_pattern(file_pattern: str) -> str:
     """The stripped contents of the files a pattern matches, joined by newlines."""
-    return "\n".join(Path(path).read_text(encoding="utf-8").strip()
-                     for path in sorted(glob.glob(file_pattern)))
+    return "\n".join(
+        Path(path).read_text(encoding="utf-8").strip() for path in sorted(glob.glob(file_pattern))
+    )
 
 
 def compute_hash(content, hashing_alg: str = "sha1") -> str:

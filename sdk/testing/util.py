@@ -20,12 +20,13 @@ class BeamAssertException(AssertionError):
 class TestWindowedValue(NamedTuple):
     """What a matcher sees of each element with ``reify_windows=True``."""
 
-    __test__ = False  # not a pytest test class
-
     value: Any
     timestamp: Any
     windows: list
     pane_info: Any = PANE_NO_FIRING
+
+
+TestWindowedValue.__test__ = False  # type: ignore[attr-defined]  # not a pytest test class
 
 
 def equal_to(expected, equals_fn=None):
@@ -38,11 +39,13 @@ def equal_to(expected, equals_fn=None):
         if equals_fn is None:
             if _multiset(actual) == _multiset(expected):
                 return
-            missing, unexpected = _diff(expected, actual), _diff(actual, expected)
+            # What hashes apart may still be equal (a Timestamp and its seconds): Beam
+            # compares with ==.
+            missing, unexpected = _diff_by(_diff(expected, actual), _diff(actual, expected), _equal)
         else:
             missing, unexpected = _diff_by(expected, actual, equals_fn)
-            if not missing and not unexpected:
-                return
+        if not missing and not unexpected:
+            return
         message = f"Failed assert: {expected!r} == {actual!r}"
         if unexpected:
             message += f", unexpected elements {unexpected!r}"
@@ -105,6 +108,10 @@ def _hashable(value):
     return value
 
 
+def _equal(expected, actual) -> bool:
+    return _hashable(expected) == _hashable(actual)
+
+
 def _diff(left, right) -> list:
     remaining = _multiset(right)
     missing = []
@@ -129,8 +136,13 @@ def _diff_by(expected, actual, equals_fn) -> tuple[list, list]:
     return missing, unexpected
 
 
-def assert_that(actual, matcher, label: str = "assert_that", reify_windows: bool = False,
-                use_global_window: bool = True):
+def assert_that(
+    actual,
+    matcher,
+    label: str = "assert_that",
+    reify_windows: bool = False,
+    use_global_window: bool = True,
+):
     """Checks ``matcher(values)`` once the pipeline has run; a label already in use gets a
     number (``assert_that_2``), as in Beam. With ``reify_windows`` the matcher sees a
     ``TestWindowedValue`` per element and window; without ``use_global_window`` it is called
@@ -139,7 +151,8 @@ def assert_that(actual, matcher, label: str = "assert_that", reify_windows: bool
     if pipeline.result is not None:
         raise RuntimeError(
             "assert_that must be used within a Pipeline context, before the pipeline runs: "
-            "move the assert_that call into the `with Pipeline() as p:` block")
+            "move the assert_that call into the `with Pipeline() as p:` block"
+        )
     if label in pipeline.applied_labels:
         index = 2
         while f"{label}_{index}" in pipeline.applied_labels:
@@ -152,8 +165,11 @@ def assert_that(actual, matcher, label: str = "assert_that", reify_windows: bool
         handle._fill(result)
         values = [wv.value for wv in handle.windowed_values]
         if reify_windows:
-            values = [TestWindowedValue(wv.value, wv.timestamp, [window], wv.pane)
-                      for wv in handle.windowed_values for window in wv.windows]
+            values = [
+                TestWindowedValue(wv.value, wv.timestamp, [window], wv.pane_info)
+                for wv in handle.windowed_values
+                for window in wv.windows
+            ]
         if use_global_window:
             matcher(values)
             return

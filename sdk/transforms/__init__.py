@@ -4,13 +4,33 @@
 from panes.transforms import combiners, trigger, window
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.core import (
-    CombineGlobally, CombinePerKey, CombineValues, Create, Filter, FlatMap, FlatMapTuple, Flatten,
-    GroupByKey, Map, MapTuple, ParDo, Partition, Reshuffle, WindowInto,
+    CombineGlobally,
+    CombinePerKey,
+    CombineValues,
+    Create,
+    Filter,
+    FlatMap,
+    FlatMapTuple,
+    Flatten,
+    GroupByKey,
+    Map,
+    MapTuple,
+    ParDo,
+    Partition,
+    Reshuffle,
+    WindowInto,
 )
 from panes.transforms.dofn import DoFn
 from panes.transforms.group_by import GroupBy
 from panes.transforms.ptransform import PTransform, ptransform_fn
 from panes.transforms.timestamps import WithTimestampField
 from panes.transforms.util import (
-    CoGroupByKey, Distinct, Keys, KvSwap, Regex, ToString, Values, WithKeys,
+    CoGroupByKey,
+    Distinct,
+    Keys,
+    KvSwap,
+    Regex,
+    ToString,
+    Values,
+    WithKeys,
 )

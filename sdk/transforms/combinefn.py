@@ -34,14 +34,15 @@ class CombineFn:
         """Combines a whole iterable at once; extra arguments (side inputs) go to every
         method, as in Beam."""
         accumulator = self.create_accumulator(*args, **kwargs)
-        return self.extract_output(self.add_inputs(accumulator, elements, *args, **kwargs),
-                                   *args, **kwargs)
+        return self.extract_output(
+            self.add_inputs(accumulator, elements, *args, **kwargs), *args, **kwargs
+        )
 
     def default_label(self) -> str:
         return type(self).__name__
 
     @staticmethod
-    def maybe_from_callable(fn) -> "CombineFn":
+    def maybe_from_callable(fn) -> CombineFn:
         """A CombineFn as given, a built-in one for sum/min/max, or a wrapper for a function."""
         if isinstance(fn, CombineFn):
             return fn

@@ -165,6 +165,7 @@ def _globally(fn_factory, name):
         from panes.transforms.core import CombineGlobally
 
         return CombineGlobally(fn_factory(*args), label=kwargs.get("label", name))
+
     return globally
 
 
@@ -173,6 +174,7 @@ def _per_key(fn_factory, name):
         from panes.transforms.core import CombinePerKey
 
         return CombinePerKey(fn_factory(*args), label=kwargs.get("label", name))
+
     return per_key
 
 
@@ -193,8 +195,11 @@ class Count:
             def expand(self, pcoll):
                 from panes.transforms.core import CombinePerKey, Map
 
-                return (pcoll | "PairWithOne" >> Map(lambda element: (element, 1))
-                        | "CountPerKey" >> CombinePerKey(SumFn()))
+                return (
+                    pcoll
+                    | "PairWithOne" >> Map(lambda element: (element, 1))
+                    | "CountPerKey" >> CombinePerKey(SumFn())
+                )
 
         return _PerElement(label=label)
 
@@ -251,8 +256,11 @@ def _combined_globally(name, fn_class, doc):
 
 
 ToList = _combined_globally(
-    "ToList", ToListCombineFn, "All elements of each window as one list (Beam's ToList()).")
+    "ToList", ToListCombineFn, "All elements of each window as one list (Beam's ToList())."
+)
 ToDict = _combined_globally(
-    "ToDict", ToDictCombineFn, "The (key, value) elements of each window as one dict.")
+    "ToDict", ToDictCombineFn, "The (key, value) elements of each window as one dict."
+)
 ToSet = _combined_globally(
-    "ToSet", ToSetCombineFn, "The distinct elements of each window as one set.")
+    "ToSet", ToSetCombineFn, "The distinct elements of each window as one set."
+)

@@ -156,6 +156,7 @@ def _callable_pardo(name, fn, mode, args, kwargs, wrapped=None):
 
 
 class _CallableParDo(ParDo):
+    kind_name: str
     def default_label(self) -> str:
         return f"{self.kind_name}({self.fn.default_label()})"
 
@@ -342,7 +343,7 @@ class GroupByKey(_Grouping):
         from panes.typehints.typehints import Iterable, Tuple, key_value_types
 
         key, value = key_value_types(input_type)
-        return Tuple[key, Iterable[value]]
+        return Tuple[key, Iterable[value]]  # type: ignore[type-arg]  # built from data
 
 
 class CombinePerKey(_Grouping):

@@ -9,30 +9,32 @@ import inspect
 
 from panes.errors import UserCodeError
 from panes.pvalue import TaggedOutput
-from panes.transforms.dofn import CallableWrapperDoFn, DoFn
 from panes.timestamp import check_timestamps
-from panes.window import TimestampedValue, WindowedValue
+from panes.transforms.dofn import CallableWrapperDoFn, DoFn
+from panes.window import TimestampedValue, WindowedValue, windowed_value
 
 _PARAMS = {
     DoFn.ElementParam: lambda wv, window: wv.value,
-    DoFn.TimestampParam: lambda wv, window: _timestamp(wv.timestamp),
+    DoFn.TimestampParam: lambda wv, window: wv.timestamp,
     DoFn.WindowParam: lambda wv, window: window,
-    DoFn.PaneInfoParam: lambda wv, window: wv.pane,
+    DoFn.PaneInfoParam: lambda wv, window: wv.pane_info,
 }
-
-
-def _timestamp(micros):
-    from panes.timestamp import Timestamp
-
-    return Timestamp(micros=micros)
 
 
 class DoFnRunner:
     """Invokes one DoFn instance; ``side_inputs(window)`` gives the side-input values for a
     window as ``(args, kwargs)`` with the markers replaced."""
 
-    def __init__(self, label: str, dofn: DoFn, args, kwargs, main_tag: str, output_tags,
-                 resolve_side_inputs=None):
+    def __init__(
+        self,
+        label: str,
+        dofn: DoFn,
+        args,
+        kwargs,
+        main_tag: str,
+        output_tags,
+        resolve_side_inputs=None,
+    ):
         self.label = label
         self.dofn = dofn
         self.main_tag = main_tag
@@ -43,12 +45,14 @@ class DoFnRunner:
         self.mode = dofn.mode if isinstance(dofn, CallableWrapperDoFn) else "process"
         self.call = target
         self.params = _param_slots(target)
-        self.per_window = DoFn.WindowParam in self.params.values() or resolve_side_inputs is not None
+        self.per_window = (
+            DoFn.WindowParam in self.params.values() or resolve_side_inputs is not None
+        )
         # Without parameters or side inputs (the common case) runners can call it lean.
         self.plain = not self.params and resolve_side_inputs is None
         self.plain_map = self.plain and self.mode == "map"
         if self.plain_map:
-            self.process = self._process_map
+            self.process = self._process_map  # type: ignore[method-assign]
 
     # -- lifecycle, in the order runners call it --
 
@@ -63,8 +67,12 @@ class DoFnRunner:
         if self.per_window and len(wv.windows) > 1:
             outputs = []
             for window in wv.windows:
-                outputs.extend(self._process_in(WindowedValue(wv.value, wv.timestamp, (window,),
-                                                              wv.pane), window))
+                outputs.extend(
+                    self._process_in(
+                        windowed_value((wv.value, wv.timestamp_micros, (window,), wv.pane_info)),
+                        window,
+                    )
+                )
             return outputs
         return self._process_in(wv, wv.windows[0] if wv.windows else None)
 
@@ -78,18 +86,26 @@ class DoFnRunner:
             raise UserCodeError(self.label, wv.value, error) from error
         if isinstance(item, (TaggedOutput, TimestampedValue, WindowedValue)):
             return [self._output(item, wv)]
-        return [(self.main_tag, WindowedValue(item, wv.timestamp, wv.windows, wv.pane))]
+        return [(self.main_tag, wv.with_value(item))]
 
     def finish_bundle(self) -> list:
         results = self._guard(self.dofn.finish_bundle, None) or ()
         outputs = []
         for result in results:
-            tag, value = (result.tag, result.value) if isinstance(result, TaggedOutput) else (
-                self.main_tag, result)
+            tag, value = (
+                (result.tag, result.value)
+                if isinstance(result, TaggedOutput)
+                else (self.main_tag, result)
+            )
             if not isinstance(value, WindowedValue):
-                raise UserCodeError(self.label, None, TypeError(
-                    "finish_bundle must yield WindowedValue (it has no element to take a window "
-                    f"and timestamp from), got {value!r}"))
+                raise UserCodeError(
+                    self.label,
+                    None,
+                    TypeError(
+                        "finish_bundle must yield WindowedValue (it has no element to take a "
+                        f"window and timestamp from), got {value!r}"
+                    ),
+                )
             outputs.append((self._check_tag(tag, None), value))
         return outputs
 
@@ -103,8 +119,10 @@ class DoFnRunner:
         if self.resolve_side_inputs is not None:
             args, kwargs = self.resolve_side_inputs(window, args, kwargs)
         if self.params:
-            kwargs = {**kwargs, **{name: _PARAMS[param](wv, window)
-                                   for name, param in self.params.items()}}
+            kwargs = {
+                **kwargs,
+                **{name: _PARAMS[param](wv, window) for name, param in self.params.items()},
+            }
         try:
             result = self.call(wv.value, *args, **kwargs)
             if self.mode == "map":
@@ -125,17 +143,24 @@ class DoFnRunner:
             tag, item = item.tag, item.value
         tag = self._check_tag(tag, wv.value)
         if isinstance(item, (TimestampedValue, WindowedValue)):
-            check_timestamps(self.label, (item.timestamp,), (wv.value,))
+            check_timestamps(self.label, (item.timestamp_micros,), (wv.value,))
             if isinstance(item, WindowedValue):
                 return tag, item
-            return tag, WindowedValue(item.value, item.timestamp, wv.windows, wv.pane)
-        return tag, WindowedValue(item, wv.timestamp, wv.windows, wv.pane)
+            return tag, windowed_value(
+                (item.value, item.timestamp_micros, wv.windows, wv.pane_info)
+            )
+        return tag, wv.with_value(item)
 
     def _check_tag(self, tag, element):
         if tag not in self.tags:
-            raise UserCodeError(self.label, element, ValueError(
-                f"output tag {tag!r} was not declared; declare it with "
-                f".with_outputs({tag!r}) (declared: {sorted(self.tags)})"))
+            raise UserCodeError(
+                self.label,
+                element,
+                ValueError(
+                    f"output tag {tag!r} was not declared; declare it with "
+                    f".with_outputs({tag!r}) (declared: {sorted(self.tags)})"
+                ),
+            )
         return tag
 
     def _guard(self, hook, element):
@@ -151,5 +176,8 @@ def _param_slots(fn) -> dict:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
         return {}
-    return {name: p.default for name, p in signature.parameters.items()
-            if any(p.default is param for param in _PARAMS)}
+    return {
+        name: p.default
+        for name, p in signature.parameters.items()
+        if any(p.default is param for param in _PARAMS)
+    }

@@ -12,7 +12,7 @@ def side_window(side_window_fn, main_window):
     default window mapping)."""
     if isinstance(side_window_fn, GlobalWindows) or main_window is None:
         return GLOBAL_WINDOW
-    return side_window_fn.assign_timestamp(main_window.max_timestamp())[0]
+    return side_window_fn.assign_micros(main_window.max_timestamp_micros)[0]
 
 
 def build_view(spec, values, label: str):
@@ -22,15 +22,23 @@ def build_view(spec, values, label: str):
             return values[0]
         if not values and spec.has_default:
             return spec.default
-        raise UserCodeError(label, None, ValueError(
-            f"AsSingleton side input '{spec.pcollection}' has {len(values)} elements in this "
-            f"window; it needs exactly one (or give AsSingleton(pcoll, default_value=...))"))
+        raise UserCodeError(
+            label,
+            None,
+            ValueError(
+                f"AsSingleton side input '{spec.pcollection}' has {len(values)} elements in this "
+                f"window; it needs exactly one (or give AsSingleton(pcoll, default_value=...))"
+            ),
+        )
     if spec.view == "dict":
         try:
             return dict(values)
         except (TypeError, ValueError) as error:
-            raise UserCodeError(label, None, ValueError(
-                f"AsDict side input '{spec.pcollection}' needs (key, value) elements")) from error
+            raise UserCodeError(
+                label,
+                None,
+                ValueError(f"AsDict side input '{spec.pcollection}' needs (key, value) elements"),
+            ) from error
     return list(values)
 
 
@@ -46,8 +54,10 @@ class SideInputResolver:
 
     def __call__(self, main_window, args, kwargs):
         views = [self._view(i, main_window) for i in range(len(self.specs))]
-        return (tuple(_substitute(a, views) for a in args),
-                {k: _substitute(v, views) for k, v in kwargs.items()})
+        return (
+            tuple(_substitute(a, views) for a in args),
+            {k: _substitute(v, views) for k, v in kwargs.items()},
+        )
 
     def _view(self, index, main_window):
         window = side_window(self.window_fns[index], main_window)

@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from panes.errors import UserCodeError, map_user_fn
-from panes.timestamp import MICROS_PER_SECOND, MIN_TIMESTAMP, check_timestamps, to_micros
-from panes.window import GLOBAL_WINDOW, TimestampedValue, WindowedValue
+from panes.timestamp import MICROS_PER_SECOND, MIN_MICROS, check_timestamps, to_micros
+from panes.window import (
+    GLOBAL_WINDOW,
+    PANE_NO_FIRING,
+    TimestampedValue,
+    WindowedValue,
+    windowed_value,
+)
 
 GLOBAL_WINDOWS = (GLOBAL_WINDOW,)
 
@@ -15,8 +21,10 @@ def source_element(label: str, record, timestamp_fn=None) -> WindowedValue:
     """The record in the global window, at its ``TimestampedValue`` time, ``timestamp_fn(record)``
     or -inf (Beam's timestamp for elements of a bounded source)."""
     if timestamp_fn is None and not isinstance(record, TimestampedValue):
-        return WindowedValue(record, MIN_TIMESTAMP, GLOBAL_WINDOWS)
-    return WindowedValue(*source_value(label, record, timestamp_fn), GLOBAL_WINDOWS)
+        return windowed_value((record, MIN_MICROS, GLOBAL_WINDOWS, PANE_NO_FIRING))
+    return windowed_value(
+        (*source_value(label, record, timestamp_fn), GLOBAL_WINDOWS, PANE_NO_FIRING)
+    )
 
 
 def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
@@ -24,11 +32,10 @@ def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
     timestamp function runs under C-level ``map``, and whole seconds become micros in one
     pass."""
     if any(issubclass(kind, TimestampedValue) for kind in set(map(type, records))):
-        values, timestamps = zip(*[source_value(label, record, timestamp_fn)
-                                   for record in records])
-        return values, timestamps
+        pairs = [source_value(label, record, timestamp_fn) for record in records]
+        return tuple(value for value, _ in pairs), tuple(time for _, time in pairs)
     if timestamp_fn is None:
-        return records, [MIN_TIMESTAMP] * len(records)
+        return records, [MIN_MICROS] * len(records)
     times = map_user_fn(label, timestamp_fn, records)
     if set(map(type, times)) == {int}:
         timestamps = [time * MICROS_PER_SECOND for time in times]
@@ -41,9 +48,9 @@ def source_values(label: str, records: Sequence, timestamp_fn=None) -> tuple:
 def source_value(label: str, record, timestamp_fn=None) -> tuple:
     """``(value, timestamp)`` of a source record, as ``source_element`` gives them."""
     if isinstance(record, TimestampedValue):
-        value, timestamp = record.value, record.timestamp
+        value, timestamp = record.value, record.timestamp_micros
     else:
-        value, timestamp = record, MIN_TIMESTAMP
+        value, timestamp = record, MIN_MICROS
     if timestamp_fn is not None:
         try:
             timestamp = to_micros(timestamp_fn(value))

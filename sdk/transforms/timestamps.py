@@ -38,7 +38,8 @@ class TimestampFromField(StructuredMapFn):
                 if not isinstance(element, dict):
                     raise TypeError(
                         f"WithTimestampField needs dict elements (rows), got "
-                        f"{type(element).__name__}") from None
+                        f"{type(element).__name__}"
+                    ) from None
                 raise TypeError(f"field {field!r}: {error}") from None
 
         return timestamped
@@ -52,7 +53,8 @@ class WithTimestampField(ParDo):
         if not isinstance(field, str) or not field:
             raise PipelineConstructionError(
                 f"WithTimestampField needs the name of the field holding the event time, a "
-                f"non-empty string such as WithTimestampField('seconds'), got {field!r}")
+                f"non-empty string such as WithTimestampField('seconds'), got {field!r}"
+            )
         super().__init__(TimestampFromField(field), label=label)
 
     def default_label(self) -> str:

@@ -6,7 +6,14 @@ import re
 
 from panes.pvalue import PCollection
 from panes.transforms.core import (  # noqa: F401 - Reshuffle is Beam's util name too
-    CombinePerKey, Create, FlatMap, Flatten, GroupByKey, Map, MapTuple, Reshuffle,
+    CombinePerKey,
+    Create,
+    FlatMap,
+    Flatten,
+    GroupByKey,
+    Map,
+    MapTuple,
+    Reshuffle,
 )
 from panes.transforms.ptransform import PTransform, ptransform_fn
 from panes.typehints.decorators import with_input_types, with_output_types
@@ -38,10 +45,12 @@ class Distinct(PTransform):
     """Each distinct element once per window."""
 
     def expand(self, pcoll):
-        return (pcoll
-                | "PairWithNone" >> Map(lambda element: (element, None))
-                | "OnePerElement" >> CombinePerKey(lambda values: None)
-                | "Elements" >> Map(lambda kv: kv[0]))
+        return (
+            pcoll
+            | "PairWithNone" >> Map(lambda element: (element, None))
+            | "OnePerElement" >> CombinePerKey(lambda values: None)
+            | "Elements" >> Map(lambda kv: kv[0])
+        )
 
 
 class CoGroupByKey(PTransform):
@@ -61,8 +70,10 @@ class CoGroupByKey(PTransform):
         inputs = list(pcolls.values()) if isinstance(pcolls, dict) else list(pcolls)
         if not inputs:
             inputs, tags = [self.pipeline | "Empty" >> Create([])], [0]
-        tagged = [pcoll | f"Tag[{tag}]" >> MapTuple(lambda key, value, t=index: (key, (t, value)))
-                  for index, (tag, pcoll) in enumerate(zip(tags, inputs))]
+        tagged = [
+            pcoll | f"Tag[{tag}]" >> MapTuple(lambda key, value, t=index: (key, (t, value)))
+            for index, (tag, pcoll) in enumerate(zip(tags, inputs))
+        ]
         count, as_dict = len(inputs), isinstance(pcolls, dict)
 
         def collect(key, tagged_values):
@@ -71,8 +82,12 @@ class CoGroupByKey(PTransform):
                 grouped[index].append(value)
             return key, dict(zip(tags, grouped)) if as_dict else tuple(grouped)
 
-        return (tagged | "Flatten" >> Flatten() | "GroupByKey" >> GroupByKey()
-                | "CollectValues" >> MapTuple(collect))
+        return (
+            tagged
+            | "Flatten" >> Flatten()
+            | "GroupByKey" >> GroupByKey()
+            | "CollectValues" >> MapTuple(collect)
+        )
 
 
 class Regex:
@@ -94,6 +109,7 @@ class Regex:
     @ptransform_fn
     def all_matches(pcoll, regex):
         """All groups (0 first) of each element whose beginning matches."""
+
         def groups(r, element):
             match = r.match(element)
             return [[match.group(i) for i in range(match.lastindex + 1)]] if match else []
@@ -105,8 +121,13 @@ class Regex:
     @ptransform_fn
     def matches_kv(pcoll, regex, keyGroup, valueGroup=0):  # noqa: N803 - Beam's names
         """``(keyGroup, valueGroup)`` of each element whose beginning matches."""
-        return _each(pcoll, regex, lambda r, element: [
-            (m.group(keyGroup), m.group(valueGroup)) for m in [r.match(element)] if m])
+        return _each(
+            pcoll,
+            regex,
+            lambda r, element: [
+                (m.group(keyGroup), m.group(valueGroup)) for m in [r.match(element)] if m
+            ],
+        )
 
     @staticmethod
     @with_input_types(str)
@@ -122,11 +143,13 @@ class Regex:
     def find_all(pcoll, regex, group=0, outputEmpty=True):  # noqa: N803
         """For each element, the list of every match's ``group`` (with ``Regex.ALL``,
         ``(match, first group)`` pairs); empty matches only with ``outputEmpty``."""
+
         def found(r, element):
             matches = r.finditer(element)
             if group == Regex.ALL:
-                return [[(m.group(), m.groups()[0]) for m in matches
-                         if outputEmpty or m.groups()[0]]]
+                return [
+                    [(m.group(), m.groups()[0]) for m in matches if outputEmpty or m.groups()[0]]
+                ]
             return [[m.group(group) for m in matches if outputEmpty or m.group(group)]]
 
         return _each(pcoll, regex, found)
@@ -136,8 +159,13 @@ class Regex:
     @ptransform_fn
     def find_kv(pcoll, regex, keyGroup, valueGroup=0):  # noqa: N803
         """``(keyGroup, valueGroup)`` of every match anywhere in each element."""
-        return _each(pcoll, regex, lambda r, element: [
-            (m.group(keyGroup), m.group(valueGroup)) for m in r.finditer(element)])
+        return _each(
+            pcoll,
+            regex,
+            lambda r, element: [
+                (m.group(keyGroup), m.group(valueGroup)) for m in r.finditer(element)
+            ],
+        )
 
     @staticmethod
     @with_input_types(str)
@@ -160,8 +188,11 @@ class Regex:
     @ptransform_fn
     def split(pcoll, regex, outputEmpty=False):  # noqa: N803
         """Each element split at the matches, as a list (without empty parts by default)."""
-        return _each(pcoll, regex, lambda r, element: [
-            [part for part in r.split(element) if outputEmpty or part]])
+        return _each(
+            pcoll,
+            regex,
+            lambda r, element: [[part for part in r.split(element) if outputEmpty or part]],
+        )
 
 
 def _each(pcoll, regex, outputs):

@@ -2,6 +2,19 @@
 
 from panes.typehints.decorators import TypeCheckError, with_input_types, with_output_types
 from panes.typehints.typehints import (
-    KV, Any, Collection, Dict, FrozenSet, Generator, Iterable, Iterator, List, Optional,
-    Sequence, Set, Tuple, TypeVariable, Union,
+    KV,
+    Any,
+    Collection,
+    Dict,
+    FrozenSet,
+    Generator,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVariable,
+    Union,
 )

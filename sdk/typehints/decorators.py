@@ -43,7 +43,8 @@ def with_output_types(*return_type_hint, **kwargs):
     if len(return_type_hint) != 1 or kwargs:
         raise TypeCheckError(
             f"with_output_types takes one type hint, e.g. with_output_types(int), got "
-            f"{return_type_hint or kwargs!r}")
+            f"{return_type_hint or kwargs!r}"
+        )
 
     def annotate(fn):
         _set_hints(fn, output=return_type_hint[0])
@@ -58,8 +59,10 @@ def _set_hints(fn, **hints) -> None:
     try:
         setattr(fn, HINTS_ATTRIBUTE, merged)
     except (AttributeError, TypeError):
-        raise TypeCheckError(f"cannot attach type hints to {fn!r}; give them to the transform: "
-                             f"Map(fn).with_output_types(...)") from None
+        raise TypeCheckError(
+            f"cannot attach type hints to {fn!r}; give them to the transform: "
+            f"Map(fn).with_output_types(...)"
+        ) from None
 
 
 def _first_parameter(fn):
@@ -104,4 +107,5 @@ def check_input_type(transform, label: str, pcoll, hint) -> None:
     producer = pcoll.producer.full_label if pcoll.producer else "<unknown>"
     raise TypeCheckError(
         f"The transform '{label}' requires PCollections of type '{hint}' but was applied to "
-        f"a PCollection of type '{actual}' (produced by the transform '{producer}'). ")
+        f"a PCollection of type '{actual}' (produced by the transform '{producer}'). "
+    )

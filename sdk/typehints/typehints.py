@@ -9,11 +9,11 @@ import typing
 Any = typing.Any
 Union = typing.Union
 Optional = typing.Optional
-Tuple = typing.Tuple
-List = typing.List
-Dict = typing.Dict
-Set = typing.Set
-FrozenSet = typing.FrozenSet
+Tuple = tuple
+List = list
+Dict = dict
+Set = set
+FrozenSet = frozenset
 Collection = typing.Collection
 Sequence = typing.Sequence
 Iterable = typing.Iterable
@@ -27,7 +27,7 @@ class _KV:
 
     def __getitem__(self, key_and_value):
         key, value = key_and_value
-        return typing.Tuple[key, value]
+        return tuple[key, value]
 
     def __repr__(self) -> str:
         return "KV"
@@ -35,8 +35,23 @@ class _KV:
 
 KV = _KV()
 
-__all__ = ["Any", "Union", "Optional", "Tuple", "List", "KV", "Dict", "Set", "FrozenSet",
-           "Collection", "Sequence", "Iterable", "Iterator", "Generator", "TypeVariable"]
+__all__ = [
+    "Any",
+    "Union",
+    "Optional",
+    "Tuple",
+    "List",
+    "KV",
+    "Dict",
+    "Set",
+    "FrozenSet",
+    "Collection",
+    "Sequence",
+    "Iterable",
+    "Iterator",
+    "Generator",
+    "TypeVariable",
+]
 
 _NONE = type(None)
 
@@ -109,15 +124,15 @@ def instance_to_type(value):
     """The type hint of a value, as Beam infers a ``Create``'s element type: containers with
     their element types, several types as a Union."""
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return typing.Tuple[tuple(instance_to_type(v) for v in value)] if value else \
-            typing.Tuple[()]
-    for container, hint in ((list, typing.List), (set, typing.Set),
-                            (frozenset, typing.FrozenSet)):
+        return tuple[tuple(instance_to_type(v) for v in value)] if value else tuple[()]
+    for container, hint in ((list, list), (set, set), (frozenset, frozenset)):
         if type(value) is container:
             return hint[union_of(instance_to_type(v) for v in value)]
     if type(value) is dict:
-        return typing.Dict[union_of(instance_to_type(k) for k in value),
-                           union_of(instance_to_type(v) for v in value.values())]
+        return dict[
+            union_of(instance_to_type(k) for k in value),
+            union_of(instance_to_type(v) for v in value.values()),
+        ]
     return type(value)
 
 
@@ -140,7 +155,11 @@ def key_value_types(hint):
 def iterable_element_type(hint):
     """``T`` for a hint of an iterable of ``T`` (what FlatMap emits), else ``Any``."""
     origin, args = _origin_and_args(hint)
-    if isinstance(origin, type) and issubclass(origin, collections.abc.Iterable) and args \
-            and origin not in (str, bytes):
+    if (
+        isinstance(origin, type)
+        and issubclass(origin, collections.abc.Iterable)
+        and args
+        and origin not in (str, bytes)
+    ):
         return _element_type(origin, args)
     return typing.Any

@@ -1,1 +1,1 @@
-"""Beam's ``apache_beam.utils`` module paths."""
+"""Beam's ``apache_beam.utils`` module paths: ``timestamp`` and ``windowed_value``."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 from itertools import repeat
 
 from panes.errors import UserCodeError
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_MICROS
 from panes.trigger import DefaultTrigger
-from panes.window import (SessionSlots, Sessions, TimestampCombiner, WindowedValue,
-                          interval_window, window_order)
+from panes.window import (SessionSlots, Sessions, TimestampCombiner, interval_window,
+                          window_order, windowed_value)
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
 from panes.windowing.merging import merge_windows
@@ -34,7 +34,7 @@ def is_batch_exact(strategy) -> bool:
 # once: the engine activates each window once, for garbage collection, so its one pane is final;
 # the window's hold (and its end-of-window timer) keep the output watermark at or before its
 # end, so the pane is ON_TIME (Beam Java's ON_TIME_AND_ONLY_FIRING).
-BATCH_PANE = next_pane(None, 0, MAX_TIMESTAMP, 0, is_final=True)
+BATCH_PANE = next_pane(None, 0, MAX_MICROS, 0, is_final=True)
 
 
 class BatchGrouping:
@@ -83,8 +83,8 @@ class BatchGrouping:
                         opened.append(index)
                     for window in windows:
                         if sessions:
-                            slots, at = store.slots, store.place(window.start, window.end,
-                                                                 merge_slots)
+                            slots, at = store.slots, store.place(
+                                window.start_micros, window.end_micros, merge_slots)
                             slot = slots[at]
                         else:
                             slots, at = store, window
@@ -164,9 +164,8 @@ class BatchGrouping:
                 raise aggregation.extract_failed(accumulator, error) from error
             windows = ((window,) if windows_of is None else
                        windows_of.get(window) or windows_of.setdefault(window, (window,)))
-            max_timestamp = window.max_timestamp()
-            panes.append(WindowedValue((key, output), max_timestamp if at_end else timestamp,
-                                       windows, BATCH_PANE))
+            timestamp = window.max_timestamp_micros if at_end else timestamp
+            panes.append(windowed_value(((key, output), timestamp, windows, BATCH_PANE)))
         return panes
 
     def _ordered_slots(self, key):

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from panes.errors import UserCodeError
-from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
 from panes.trigger import AccumulationMode
-from panes.window import PANE_NO_FIRING, PaneInfo, PaneInfoTiming, TimestampCombiner, WindowedValue
+from panes.window import (PANE_NO_FIRING, PaneInfo, PaneInfoTiming, TimestampCombiner,
+                          WindowedValue, windowed_value)
 from panes.windowing import holds as hold_rules
 from panes.windowing.evicting import EvictingAggregation
 from panes.windowing.key_state import KeyState, QuietRun, WindowState
@@ -89,8 +90,8 @@ def _set_clock(state: KeyState, domain: str, clock: int) -> None:
 def garbage_collection_time(max_timestamp: int, allowed_lateness: int) -> int:
     """When the state of a window that ends at ``max_timestamp`` is dropped: its end plus
     allowed lateness, capped at the end of the global window."""
-    if max_timestamp > GLOBAL_WINDOW_MAX_TIMESTAMP - allowed_lateness:
-        return GLOBAL_WINDOW_MAX_TIMESTAMP
+    if max_timestamp > GLOBAL_WINDOW_MAX_MICROS - allowed_lateness:
+        return GLOBAL_WINDOW_MAX_MICROS
     return max_timestamp + allowed_lateness
 
 
@@ -127,8 +128,8 @@ class WindowingEngine:
     # -- the step ---------------------------------------------------------------------------------
 
     @staticmethod
-    def new_state(key, watermark: int = MIN_TIMESTAMP,
-                  processing_time: int = MIN_TIMESTAMP) -> KeyState:
+    def new_state(key, watermark: int = MIN_MICROS,
+                  processing_time: int = MIN_MICROS) -> KeyState:
         """A key's empty state with its clocks at ``watermark`` and ``processing_time`` (the
         grouping's clocks when the key first appears or reappears)."""
         return KeyState(key, watermark, processing_time)
@@ -140,10 +141,10 @@ class WindowingEngine:
 
         The order follows the event log: processing time moves first (a record's arrival
         moves it before the record is processed), then the bundle is processed, then the
-        watermark moves. Processing time reaching ``MAX_TIMESTAMP`` ends the input: it moves
+        watermark moves. Processing time reaching ``MAX_MICROS`` ends the input: it moves
         last, after the watermark went to +inf."""
         counters, outputs = Counters(), []
-        at_end = processing_time is not None and processing_time >= MAX_TIMESTAMP
+        at_end = processing_time is not None and processing_time >= MAX_MICROS
         if processing_time is not None and not at_end:
             outputs += self.advance_processing_time(state, processing_time, counters)
         if elements:
@@ -257,11 +258,11 @@ class WindowingEngine:
         for window in wv.windows:
             if self._gc_time(window) < watermark:
                 call.counters.dropped_late += 1
-                call.emissions.append((LATE, WindowedValue(
-                    (call.state.key, wv.value), wv.timestamp, (window,), PANE_NO_FIRING)))
+                call.emissions.append((LATE, windowed_value(
+                    ((call.state.key, wv.value), wv.timestamp_micros, (window,), PANE_NO_FIRING))))
             else:
                 kept.append(window)
-        return WindowedValue(wv.value, wv.timestamp, tuple(kept), wv.pane) if kept else None
+        return wv._replace(windows=tuple(kept)) if kept else None
 
     def _process_single(self, call: _Call, window, wv: WindowedValue, gc_time: int) -> None:
         """``_process_elements`` for one element in one window that does not merge, the
@@ -312,15 +313,15 @@ class WindowingEngine:
         elif self.is_merging:  # a merged window has no timer of its own yet
             state.timers.set(window, gc_time, EVENT_TIME)
         window_state.quiet = None
-        self._add_holds(call, window_state, window, wv.timestamp, gc_time)
+        self._add_holds(call, window_state, window, wv.timestamp_micros, gc_time)
         window_state.has_new_elements = True
         state.arrivals += 1
-        window_state.contents = self.contents.add(window_state.contents, wv.value, wv.timestamp,
-                                                  state.arrivals)
+        window_state.contents = self.contents.add(window_state.contents, wv.value,
+                                                  wv.timestamp_micros, state.arrivals)
         window_state.size += 1
         window_state.unfired += 1
         context = self._context(state, window, window_state, element=wv.value,
-                                timestamp=wv.timestamp)
+                                timestamp=wv.timestamp_micros)
         self.trigger.on_element(context)
         return context
 
@@ -375,7 +376,7 @@ class WindowingEngine:
     # -- timers ---------------------------------------------------------------------------------
 
     def _gc_time(self, window) -> int:
-        return garbage_collection_time(window.max_timestamp(), self.lateness)
+        return garbage_collection_time(window.max_timestamp_micros, self.lateness)
 
     def _advance(self, state: KeyState, domain: str, clock: int, counters: Counters) -> list:
         """Sets a clock and fires the timers it passes. Beam (``ReduceFnRunner.onTimers``):
@@ -387,7 +388,7 @@ class WindowingEngine:
         if due is None or due >= clock:
             _set_clock(state, domain, clock)
             return []
-        call = _Call(state, MIN_TIMESTAMP, counters)
+        call = _Call(state, MIN_MICROS, counters)
         if not self.flink:
             _set_clock(state, domain, clock)
             while due_timers := state.timers.pop_all_due(domain, clock):
@@ -395,7 +396,7 @@ class WindowingEngine:
             return call.emissions
         at_once = []
         while (timer := state.timers.pop_due(domain, clock)) is not None:
-            if clock >= MAX_TIMESTAMP and timer[0].max_timestamp() >= GLOBAL_WINDOW_MAX_TIMESTAMP:
+            if clock >= MAX_MICROS and timer[0].max_timestamp_micros >= GLOBAL_WINDOW_MAX_MICROS:
                 # A window that ends with time: its periodic timers would never run out before
                 # +inf (nor do Flink's), so the end of time passes them at once.
                 at_once.append(timer)
@@ -464,7 +465,7 @@ class WindowingEngine:
         state = call.state
         output_timestamp = hold_rules.extract_and_release(window_state.holds, window)
         state.hold_known = False
-        pane = next_pane(window_state.pane, window.max_timestamp(), state.input_watermark,
+        pane = next_pane(window_state.pane, window.max_timestamp_micros, state.input_watermark,
                          call.output_watermark, is_final)
         if not self._need_to_emit(window_state, pane):
             return
@@ -473,8 +474,8 @@ class WindowingEngine:
         if self.evicting:
             window_state.size = len(window_state.contents)
         window_state.unfired = 0
-        call.emissions.append((MAIN, WindowedValue((state.key, value), output_timestamp,
-                                                   (window,), pane)))
+        call.emissions.append((MAIN, windowed_value(((state.key, value), output_timestamp,
+                                                     (window,), pane))))
 
     def _need_to_emit(self, window_state: WindowState, pane: PaneInfo) -> bool:
         if self.flink:

@@ -12,18 +12,17 @@ end of the window; emitting releases the holds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.window import TimestampCombiner
 
 
 @dataclass
 class Holds:
-    element: Optional[int] = None
-    garbage_collection: Optional[int] = None
+    element: int | None = None
+    garbage_collection: int | None = None
 
-    def earliest(self) -> Optional[int]:
+    def earliest(self) -> int | None:
         element, collection = self.element, self.garbage_collection
         if element is None or collection is None:
             return collection if element is None else element
@@ -32,36 +31,45 @@ class Holds:
 
 def output_time(combiner: TimestampCombiner, window, timestamp: int) -> int:
     if combiner == TimestampCombiner.OUTPUT_AT_EOW:
-        return window.max_timestamp()
+        return window.max_timestamp_micros
     return timestamp
 
 
-def combine_output_times(combiner: TimestampCombiner, left: Optional[int], right: int) -> int:
+def combine_output_times(combiner: TimestampCombiner, left: int | None, right: int) -> int:
     if left is None:
         return right
     return max(left, right) if combiner == TimestampCombiner.OUTPUT_AT_LATEST else min(left, right)
 
 
-def add_element_hold(holds: Holds, combiner, window, timestamp: int, input_watermark: int,
-                     output_watermark: int) -> Optional[int]:
+def add_element_hold(
+    holds: Holds, combiner, window, timestamp: int, input_watermark: int, output_watermark: int
+) -> int | None:
     """Places the element hold if the output watermark can still respect it; returns it."""
     hold = output_time(combiner, window, timestamp)
-    if hold < output_watermark or window.max_timestamp() < input_watermark:
+    if hold < output_watermark or window.max_timestamp_micros < input_watermark:
         return None
     holds.element = combine_output_times(combiner, holds.element, hold)
     return hold
 
 
-def add_garbage_collection_hold(holds: Holds, gc_time: int, input_watermark: int) -> Optional[int]:
+def add_garbage_collection_hold(holds: Holds, gc_time: int, input_watermark: int) -> int | None:
     if gc_time < input_watermark:
         return None
-    holds.garbage_collection = (gc_time if holds.garbage_collection is None
-                                else min(holds.garbage_collection, gc_time))
+    holds.garbage_collection = (
+        gc_time if holds.garbage_collection is None else min(holds.garbage_collection, gc_time)
+    )
     return gc_time
 
 
-def add_holds(holds: Holds, combiner, window, timestamp: int, gc_time: int,
-              input_watermark: int, output_watermark: int) -> Optional[int]:
+def add_holds(
+    holds: Holds,
+    combiner,
+    window,
+    timestamp: int,
+    gc_time: int,
+    input_watermark: int,
+    output_watermark: int,
+) -> int | None:
     """Holds for one arriving element: the element hold, else the garbage-collection hold."""
     hold = add_element_hold(holds, combiner, window, timestamp, input_watermark, output_watermark)
     if hold is None:
@@ -77,13 +85,13 @@ def settled_by_one(combiner: TimestampCombiner) -> bool:
     return combiner == TimestampCombiner.OUTPUT_AT_EOW
 
 
-def merge_holds(sources: list, combiner, window, gc_time: int, input_watermark: int,
-                output_watermark: int) -> Holds:
+def merge_holds(
+    sources: list, combiner, window, gc_time: int, input_watermark: int, output_watermark: int
+) -> Holds:
     """The holds of a window that ``sources`` (the merged windows' holds) merge into."""
     merged = Holds()
     if combiner == TimestampCombiner.OUTPUT_AT_EOW:
-        add_element_hold(merged, combiner, window, MIN_TIMESTAMP, input_watermark,
-                         output_watermark)
+        add_element_hold(merged, combiner, window, MIN_MICROS, input_watermark, output_watermark)
     else:
         for source in sources:
             if source.element is not None:
@@ -95,7 +103,7 @@ def merge_holds(sources: list, combiner, window, gc_time: int, input_watermark: 
 def extract_and_release(holds: Holds, window) -> int:
     """The output timestamp of the pane being emitted; clears the holds."""
     output = holds.earliest()
-    if output is None or output > window.max_timestamp():
-        output = window.max_timestamp()
+    if output is None or output > window.max_timestamp_micros:
+        output = window.max_timestamp_micros
     holds.element = holds.garbage_collection = None
     return output

@@ -6,9 +6,9 @@ store). ``pickle.dumps(state)`` works whenever the user's values and accumulator
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.window import PaneInfo
 from panes.windowing.holds import Holds
 from panes.windowing.machines.base import TriggerState
@@ -36,12 +36,12 @@ class WindowState:
     contents: Any
     trigger: TriggerState = field(default_factory=TriggerState)
     holds: Holds = field(default_factory=Holds)
-    pane: Optional[PaneInfo] = None  # the last pane emitted
+    pane: PaneInfo | None = None  # the last pane emitted
     has_new_elements: bool = False  # since the last pane (Beam's NonEmptyPanes)
     size: int = 0  # elements in ``contents``
     unfired: int = 0  # elements that no pane has included yet
     closed: bool = False
-    quiet: Optional[QuietRun] = None  # set by a lone element, spent by ``absorb_run``
+    quiet: QuietRun | None = None  # set by a lone element, spent by ``absorb_run``
 
 
 @dataclass
@@ -54,11 +54,11 @@ class KeyState:
     """
 
     key: Any
-    input_watermark: int = MIN_TIMESTAMP
-    processing_time: int = MIN_TIMESTAMP
+    input_watermark: int = MIN_MICROS
+    processing_time: int = MIN_MICROS
     windows: dict = field(default_factory=dict)  # window -> WindowState
     timers: TimerQueue = field(default_factory=TimerQueue)
     arrivals: int = 0
     epoch: int = 0
-    earliest_hold: Optional[int] = None
+    earliest_hold: int | None = None
     hold_known: bool = True

@@ -7,12 +7,11 @@ as their minimum (``OutputWatermark``).
 from __future__ import annotations
 
 import heapq
-from typing import Optional
 
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 
 
-def held_back(input_watermark: int, hold: Optional[int]) -> int:
+def held_back(input_watermark: int, hold: int | None) -> int:
     """The input watermark held back by ``hold`` (None: nothing holds it)."""
     return input_watermark if hold is None or hold >= input_watermark else hold
 
@@ -22,11 +21,11 @@ class OutputWatermark:
     changes with ``hold(holder, time)``; None releases it."""
 
     def __init__(self):
-        self.input_watermark = MIN_TIMESTAMP
+        self.input_watermark = MIN_MICROS
         self._holds: dict = {}  # holder -> hold
         self._earliest: list = []  # heap of (hold, holder); stale entries are skipped
 
-    def hold(self, holder, time: Optional[int]) -> None:
+    def hold(self, holder, time: int | None) -> None:
         if time is None:
             self._holds.pop(holder, None)
             return

@@ -8,19 +8,22 @@ non-speculative index -1.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from panes.window import PaneInfo, PaneInfoTiming
 
 
-def next_pane(previous: Optional[PaneInfo], window_max_timestamp: int, input_watermark: int,
-              output_watermark: int, is_final: bool) -> PaneInfo:
+def next_pane(
+    previous: PaneInfo | None,
+    window_max_timestamp: int,
+    input_watermark: int,
+    output_watermark: int,
+    is_final: bool,
+) -> PaneInfo:
     """The pane to emit after ``previous`` (None for the window's first pane)."""
     is_first = previous is None
-    index = 0 if is_first else previous.index + 1
-    nonspeculative_index = 0 if is_first else previous.nonspeculative_index + 1
+    index = 0 if previous is None else previous.index + 1
+    nonspeculative_index = 0 if previous is None else previous.nonspeculative_index + 1
     late_for_output = window_max_timestamp < output_watermark
-    only_early_so_far = is_first or previous.timing == PaneInfoTiming.EARLY
+    only_early_so_far = previous is None or previous.timing == PaneInfoTiming.EARLY
     if late_for_output or not only_early_so_far:
         timing = PaneInfoTiming.LATE
     elif input_watermark <= window_max_timestamp:

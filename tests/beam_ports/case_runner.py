@@ -26,6 +26,7 @@ import importlib
 import io
 import itertools
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -34,7 +35,6 @@ import zipfile
 from pathlib import Path
 
 import yaml
-
 from rewrite import port_source
 
 HERE = Path(__file__).resolve().parent
@@ -70,10 +70,11 @@ class Case:
 
 
 def expected_of(case: Case) -> dict:
-    """What the case must produce on panes: Beam's recording, with the parts ``differs``
-    names replaced (test outcomes one by one)."""
+    """What the case must produce on panes: Beam's recording, with the classes it printed
+    ported (``ported_classes``) and the parts ``differs`` names replaced (test outcomes one by
+    one)."""
     recorded = json.loads((EXPECTED / f"{case.name}.json").read_text(encoding="utf-8"))
-    expected = {part: recorded[part] for part in case.parts()}
+    expected = {part: ported_classes(recorded[part]) for part in case.parts()}
     for part, value in (case.differs or {}).items():
         if part == "outcomes":
             expected[part] = {**expected[part], **value}
@@ -82,10 +83,39 @@ def expected_of(case: Case) -> dict:
     return expected
 
 
+_BEAM_CLASS = re.compile(r"<class \\?'apache_beam\.([\w.]+)\.(\w+)\\?'>")
+
+
+def ported_classes(recorded):
+    """A recording in which each class Beam printed (``<class 'apache_beam.M.C'>``) is the
+    class a port finds at the ported path ``panes.M.C``, printed as panes prints it: a program
+    that prints ``type(x)`` prints that class on panes, wherever panes defines it."""
+    if isinstance(recorded, list):
+        return [ported_classes(item) for item in recorded]
+    if isinstance(recorded, dict):
+        return {key: ported_classes(value) for key, value in recorded.items()}
+    if not isinstance(recorded, str):
+        return recorded
+
+    def ported(match):
+        module, name = match.groups()
+        try:
+            cls = getattr(importlib.import_module(f"panes.{module}"), name)
+        except (ImportError, AttributeError):
+            return match.group(0)  # no such class in panes: the port cannot print Beam's text
+        return match.group(0).replace(
+            f"apache_beam.{module}.{name}", f"{cls.__module__}.{cls.__qualname__}"
+        )
+
+    return _BEAM_CLASS.sub(ported, recorded)
+
+
 def load_cases() -> list[Case]:
     with open(HERE / "cases.yaml", encoding="utf-8") as data:
-        return [Case(**{k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()})
-                for entry in yaml.safe_load(data)]
+        return [
+            Case(**{k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()})
+            for entry in yaml.safe_load(data)
+        ]
 
 
 def port_tree(target: Path, sdk: str) -> str:
@@ -95,8 +125,9 @@ def port_tree(target: Path, sdk: str) -> str:
     for original in ORIGINALS.rglob("*.py"):
         ported = target / package / original.relative_to(ORIGINALS)
         ported.parent.mkdir(parents=True, exist_ok=True)
-        ported.write_text(port_source(original.read_text(encoding="utf-8"), sdk, package),
-                          encoding="utf-8")
+        ported.write_text(
+            port_source(original.read_text(encoding="utf-8"), sdk, package), encoding="utf-8"
+        )
     for directory in [target / package, *(target / package).rglob("*")]:
         if directory.is_dir():
             (directory / "__init__.py").touch()
@@ -149,8 +180,11 @@ def run_case(case: Case, sdk: Sdk, workdir: Path, ship=None) -> dict:
         sys.path.remove(str(workdir))
         for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
             del sys.modules[name]
-    found = {"outputs": result.get("outputs"), "asserted": sorted(asserted),
-             "outcomes": result.get("outcomes")}
+    found = {
+        "outputs": result.get("outputs"),
+        "asserted": sorted(asserted),
+        "outcomes": result.get("outcomes"),
+    }
     return {part: found[part] for part in case.parts()}
 
 
@@ -179,14 +213,19 @@ def _recording_asserts(sdk: Sdk):
 
         return original(actual, recording_matcher, *args, **kwargs)
 
-    with _patched([(util, "assert_that", recording_assert_that),
-                   *_reexports(sdk.module("testing"), original, recording_assert_that)]):
+    with _patched(
+        [
+            (util, "assert_that", recording_assert_that),
+            *_reexports(sdk.module("testing"), original, recording_assert_that),
+        ]
+    ):
         yield
 
 
 def _reexports(module, original, replacement) -> list:
-    return [(module, name, replacement) for name, value in vars(module).items()
-            if value is original]
+    return [
+        (module, name, replacement) for name, value in vars(module).items() if value is original
+    ]
 
 
 @contextlib.contextmanager
@@ -223,8 +262,11 @@ def _run_pipeline(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
     arguments = {"output": str(output), "input": _input_file(case, workdir)}
     argv = [arg.format(**arguments) for arg in case.args] + [f"--runner={sdk.runner}"]
     getattr(module, case.entry)(argv)
-    lines = [line for path in sorted(output.parent.glob(output.name + "*"))
-             for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = [
+        line
+        for path in sorted(output.parent.glob(output.name + "*"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
     return {"outputs": sorted(lines)}
 
 
@@ -238,14 +280,16 @@ def _input_file(case: Case, workdir: Path) -> str | None:
         shutil.copy(source, target)
     else:
         lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
-        target.write_text("".join(lines[:case.input_lines]), encoding="utf-8")
+        target.write_text("".join(lines[: case.input_lines]), encoding="utf-8")
     return str(target)
 
 
 def _run_tests(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
     suite = unittest.TestSuite(
-        test for test in _tests(unittest.defaultTestLoader.loadTestsFromModule(module))
-        if case.tests is None or _test_name(test) in case.tests)
+        test
+        for test in _tests(unittest.defaultTestLoader.loadTestsFromModule(module))
+        if case.tests is None or _test_name(test) in case.tests
+    )
     outcomes = {_test_name(test): "passed" for test in suite}
     result = unittest.TestResult()
     with contextlib.redirect_stderr(io.StringIO()):
@@ -273,15 +317,22 @@ def _run_snippet(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
 
     def test(*pcolls):  # the partition snippets pass one collection per partition
         for index, pcoll in enumerate(pcolls):
-            assert_that(pcoll, lambda values, i=index: _seen("printed", (i, list(values))),
-                        label=f"Printed{index}")
+            assert_that(
+                pcoll,
+                lambda values, i=index: _seen("printed", (i, list(values))),
+                label=f"Printed{index}",
+            )
 
-    with _patched([(module, "print", str), (importlib.import_module(sdk.name), "Pipeline",
-                                            test_pipeline)]):
+    with _patched(
+        [(module, "print", str), (importlib.import_module(sdk.name), "Pipeline", test_pipeline)]
+    ):
         getattr(module, case.entry)(test)
     printed = [seen for kind, seen in _SEEN if kind == "printed"]
-    return {"outputs": sorted(canonical((index, _printed_value(line)))
-                              for index, lines in printed for line in lines)}
+    return {
+        "outputs": sorted(
+            canonical((index, _printed_value(line))) for index, lines in printed for line in lines
+        )
+    }
 
 
 def _printed_value(line: str):
@@ -294,5 +345,8 @@ def _printed_value(line: str):
 
 
 KINDS = {"pipeline": _run_pipeline, "test": _run_tests, "snippet": _run_snippet}
-DEFAULT_PARTS = {"pipeline": ("outputs", "asserted"), "test": ("outcomes", "asserted"),
-                 "snippet": ("outputs",)}
+DEFAULT_PARTS = {
+    "pipeline": ("outputs", "asserted"),
+    "test": ("outcomes", "asserted"),
+    "snippet": ("outputs",),
+}

@@ -21,8 +21,10 @@ from case_runner import EXPECTED, Sdk, load_cases, run_case  # noqa: E402
 def record(case, workdir: Path) -> dict:
     import apache_beam
 
-    return {"recorded_with": f"apache-beam {apache_beam.__version__} DirectRunner",
-            **run_case(case, Sdk("apache_beam", "DirectRunner"), workdir)}
+    return {
+        "recorded_with": f"apache-beam {apache_beam.__version__} DirectRunner",
+        **run_case(case, Sdk("apache_beam", "DirectRunner"), workdir),
+    }
 
 
 def main(names) -> None:
@@ -33,7 +35,8 @@ def main(names) -> None:
         with tempfile.TemporaryDirectory() as workdir:
             result = record(case, Path(workdir))
         (EXPECTED / f"{case.name}.json").write_text(
-            json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         print(f"recorded {case.name}")
 
 

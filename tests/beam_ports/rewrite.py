@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 import sys
 
-_IMPORT = re.compile(r"^(?P<indent>\s*)(?P<keyword>from|import)\s+apache_beam(?P<path>[\w.]*)"
-                     r"(?P<rest>.*)$", re.DOTALL)
+_IMPORT = re.compile(
+    r"^(?P<indent>\s*)(?P<keyword>from|import)\s+apache_beam(?P<path>[\w.]*)"
+    r"(?P<rest>.*)$",
+    re.DOTALL,
+)
 
 
 def port_source(source: str, sdk: str = "panes", package: str | None = None) -> str:
@@ -33,8 +36,10 @@ def _port_line(line: str, sdk: str, package: str | None) -> str:
     if match["keyword"] == "import" and not rest.lstrip().startswith("as") and not path:
         rest = f" as apache_beam{rest}"  # `import apache_beam` keeps the name the code uses
     elif match["keyword"] == "import" and not rest.lstrip().startswith("as"):
-        raise ValueError(f"cannot port {line.strip()!r} by its import line alone: "
-                         f"write `import apache_beam.x as x` or `from apache_beam import x`")
+        raise ValueError(
+            f"cannot port {line.strip()!r} by its import line alone: "
+            f"write `import apache_beam.x as x` or `from apache_beam import x`"
+        )
     return f"{match['indent']}{match['keyword']} {root}{path}{rest}"
 
 

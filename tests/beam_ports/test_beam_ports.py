@@ -2,13 +2,13 @@
 only, give on every runner what Apache Beam's DirectRunner gives for the originals."""
 
 import pytest
-
 from case_runner import Sdk, expected_of, load_cases, run_case
 
 
 def _param(case):
-    marks = ([pytest.mark.xfail(strict=True, reason=f"pending: {case.pending}")]
-             if case.pending else [])
+    marks = (
+        [pytest.mark.xfail(strict=True, reason=f"pending: {case.pending}")] if case.pending else []
+    )
     return pytest.param(case, id=case.name, marks=marks)
 
 

@@ -4,7 +4,6 @@ stored originals (record.py rewrites them)."""
 import json
 
 import pytest
-
 from case_runner import EXPECTED, load_cases
 
 pytest.importorskip("apache_beam", reason="records need the beam extra: pip install -e '.[beam]'")

@@ -8,16 +8,22 @@ from apache_beam.testing.test_stream import TestStream
 from apache_beam.transforms import trigger as beam_trigger
 from apache_beam.transforms import window as beam_window
 from apache_beam.transforms.combiners import CountCombineFn, MeanCombineFn
-from apache_beam.utils.timestamp import MIN_TIMESTAMP as BEAM_MIN_TIMESTAMP
 from apache_beam.utils.timestamp import Duration
-
 from harness import row
 
-NAMES = {**{n: getattr(m, n) for m in (beam_window, beam_trigger) for n in dir(m)
-            if not n.startswith("_")}}
-COMBINERS = {"end_of_window": beam_window.TimestampCombiner.OUTPUT_AT_EOW,
-             "earliest": beam_window.TimestampCombiner.OUTPUT_AT_EARLIEST,
-             "latest": beam_window.TimestampCombiner.OUTPUT_AT_LATEST}
+NAMES = {
+    **{
+        n: getattr(m, n)
+        for m in (beam_window, beam_trigger)
+        for n in dir(m)
+        if not n.startswith("_")
+    }
+}
+COMBINERS = {
+    "end_of_window": beam_window.TimestampCombiner.OUTPUT_AT_EOW,
+    "earliest": beam_window.TimestampCombiner.OUTPUT_AT_EARLIEST,
+    "latest": beam_window.TimestampCombiner.OUTPUT_AT_LATEST,
+}
 AGGREGATES = {"sum": sum, "count": CountCombineFn(), "mean": MeanCombineFn()}
 _collected: dict = {}
 
@@ -26,44 +32,47 @@ class _Pane:
     """Adapts a Beam output to what ``harness.row`` reads."""
 
     def __init__(self, value, timestamp, window, pane):
-        from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MIN_TIMESTAMP
-
         self.value = value
-        self.timestamp = timestamp.micros
-        if isinstance(window, beam_window.GlobalWindow) and timestamp >= window.max_timestamp():
-            self.timestamp = GLOBAL_WINDOW_MAX_TIMESTAMP  # Beam's end of the global window
-        if timestamp <= BEAM_MIN_TIMESTAMP:
-            self.timestamp = MIN_TIMESTAMP  # Beam's -inf (whole milliseconds) is panes' -2**63
+        self.timestamp_micros = timestamp.micros  # Beam's ends of time are panes' too
         self.windows = (_window(window),)
-        self.pane = _PaneInfo(pane)
+        self.pane_info = _PaneInfo(pane)
 
 
 class _PaneInfo:
     def __init__(self, pane):
         self.is_first, self.is_last = pane.is_first, pane.is_last
         self.index, self.nonspeculative_index = pane.index, pane.nonspeculative_index
-        self.timing = type("Timing", (), {"value": {0: "EARLY", 1: "ON_TIME", 2: "LATE"}.get(
-            pane.timing, "UNKNOWN")})
+        self.timing = type(
+            "Timing",
+            (),
+            {"value": {0: "EARLY", 1: "ON_TIME", 2: "LATE"}.get(pane.timing, "UNKNOWN")},
+        )
 
 
 def _window(window):
-    from panes.window import GLOBAL_WINDOW, IntervalWindow
+    from panes.window import GLOBAL_WINDOW, interval_window
 
     if isinstance(window, beam_window.GlobalWindow):
         return GLOBAL_WINDOW
-    return IntervalWindow(window.start.micros, window.end.micros)
+    return interval_window((window.start.micros, window.end.micros))
 
 
 class _Collect(beam.DoFn):
     def __init__(self, key):
         self.key = key
 
-    def process(self, element, timestamp=beam.DoFn.TimestampParam,
-                window=beam.DoFn.WindowParam, pane=beam.DoFn.PaneInfoParam):
+    def process(
+        self,
+        element,
+        timestamp=beam.DoFn.TimestampParam,
+        window=beam.DoFn.WindowParam,
+        pane=beam.DoFn.PaneInfoParam,
+    ):
         key, value = element
         value = sorted(value) if isinstance(value, list) else value
         _collected.setdefault(self.key, []).append(
-            row(_Pane((key, value), timestamp, window, pane)))
+            row(_Pane((key, value), timestamp, window, pane))
+        )
 
 
 def _stream(events):
@@ -71,8 +80,9 @@ def _stream(events):
     for event in events:
         ((kind, data),) = event.items()
         if kind == "add":
-            stream = stream.add_elements([beam_window.TimestampedValue((k, v), t[0]) if t
-                                          else (k, v) for k, v, *t in data])
+            stream = stream.add_elements(
+                [beam_window.TimestampedValue((k, v), t[0]) if t else (k, v) for k, v, *t in data]
+            )
         elif kind == "watermark":
             stream = stream.advance_watermark_to(data)
         elif kind == "clock":
@@ -100,12 +110,15 @@ def run_on_beam(scenario: dict) -> list[str]:
         windowed = elements | beam.WindowInto(
             _evaluate(scenario.get("window", "GlobalWindows()")),
             trigger=_evaluate(trigger) if trigger else None,
-            accumulation_mode=getattr(beam_trigger.AccumulationMode,
-                                      scenario.get("accumulation", "discarding").upper()),
+            accumulation_mode=getattr(
+                beam_trigger.AccumulationMode, scenario.get("accumulation", "discarding").upper()
+            ),
             timestamp_combiner=COMBINERS[scenario.get("combiner", "end_of_window")],
-            allowed_lateness=Duration(seconds=scenario.get("lateness", 0)))
+            allowed_lateness=Duration(seconds=scenario.get("lateness", 0)),
+        )
         aggregate = scenario.get("aggregate", "list")
-        grouped = windowed | (beam.GroupByKey() if aggregate == "list"
-                              else beam.CombinePerKey(AGGREGATES[aggregate]))
+        grouped = windowed | (
+            beam.GroupByKey() if aggregate == "list" else beam.CombinePerKey(AGGREGATES[aggregate])
+        )
         grouped | beam.ParDo(_Collect(key))
     return sorted(_collected.pop(key, []))

@@ -17,13 +17,18 @@ from harness import run_scenario  # noqa: E402
 def filled_block(outcome) -> list[str]:
     lines = []
     for name in ("expected", "late", "then"):
-        rows = outcome["rows" if name == "expected" else name] if name in ("expected",) \
+        rows = (
+            outcome["rows" if name == "expected" else name]
+            if name in ("expected",)
             else outcome.get(name)
+        )
         if name == "expected" or rows:
             lines.append(f"  {name}:" + ("" if rows else " []"))
             lines += [f"  - {yaml.safe_dump(r, default_style=chr(39)).strip()}" for r in rows]
     if outcome["counters"]:
-        lines.append(f"  counters: {yaml.safe_dump(outcome['counters'], default_flow_style=True).strip()}")
+        lines.append(
+            f"  counters: {yaml.safe_dump(outcome['counters'], default_flow_style=True).strip()}"
+        )
     return lines
 
 
@@ -42,7 +47,7 @@ def main(path):
     for line in lines:
         if line.startswith("- name: "):
             flush()
-            current = line[len("- name: "):].strip()
+            current = line[len("- name: ") :].strip()
         out.append(line)
     flush()
     path.write_text("\n".join(out) + "\n")

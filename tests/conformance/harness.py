@@ -30,7 +30,7 @@ from panes import watermark as watermark_module
 from panes import window as window_module
 from panes.runners.eventlog import END_STEP
 from panes.testing import TestStream, materialize
-from panes.timestamp import GLOBAL_WINDOW_MAX_TIMESTAMP, MAX_TIMESTAMP, MIN_TIMESTAMP
+from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
 from panes.trigger import AccumulationMode
 from panes.transforms.combiners import CountFn, MeanFn
 from panes.window import GlobalWindow, TimestampCombiner, TimestampedValue
@@ -47,9 +47,8 @@ class EvenOddWindows(window_module.NonMergingWindowFn):
     """A custom window function: even seconds to [0, 1000), odd seconds to [1000, 2000)."""
 
     def assign(self, context):
-        second = context.timestamp // S
-        start = 0 if second % 2 == 0 else 1000 * S
-        return [window_module.IntervalWindow(start, start + 1000 * S)]
+        start = 0 if context.timestamp.seconds() % 2 == 0 else 1000
+        return [window_module.IntervalWindow(start, start + 1000)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,10 +56,10 @@ class TouchingSessions(window_module.WindowFn):
     """A custom merging window function: windows [t, t + 2s) merge when they overlap or touch."""
 
     def assign(self, context):
-        return [window_module.IntervalWindow(context.timestamp, context.timestamp + 2 * S)]
+        return [window_module.IntervalWindow(context.timestamp, context.timestamp + 2)]
 
     def merge(self, merge_context):
-        windows = sorted(merge_context.windows)
+        windows = sorted(merge_context.windows, key=lambda w: w.start)
         group = [windows[0]] if windows else []
         for window in windows[1:]:
             if window.start <= max(w.end for w in group):
@@ -204,17 +203,17 @@ def run_scenario(scenario: dict, runner, **variant) -> dict:
 # -- canonical rows -----------------------------------------------------------------------------
 
 def seconds(micros: int) -> str:
-    if micros <= MIN_TIMESTAMP:
+    if micros <= MIN_MICROS:
         return "-inf"
-    if micros >= GLOBAL_WINDOW_MAX_TIMESTAMP:
-        return "end" if micros < MAX_TIMESTAMP else "+inf"
+    if micros >= GLOBAL_WINDOW_MAX_MICROS:
+        return "end" if micros < MAX_MICROS else "+inf"
     return f"{micros / S:.6f}".rstrip("0").rstrip(".")
 
 
 def window_text(window) -> str:
     if isinstance(window, GlobalWindow):
         return "global"
-    return f"[{seconds(window.start)}, {seconds(window.end)})"
+    return f"[{seconds(window.start_micros)}, {seconds(window.end_micros)})"
 
 
 def value_text(value) -> str:
@@ -228,9 +227,9 @@ def value_text(value) -> str:
 def row(wv, late=False) -> str:
     key, value = wv.value
     (window,) = wv.windows if len(wv.windows) == 1 else (wv.windows[0],)
-    text = f"{key}: {value_text(value)} {window_text(window)} @{seconds(wv.timestamp)}"
+    text = f"{key}: {value_text(value)} {window_text(window)} @{seconds(wv.timestamp_micros)}"
     if late:
         return text
-    pane = wv.pane
+    pane = wv.pane_info
     flags = "".join([" first" if pane.is_first else "", " last" if pane.is_last else ""])
     return f"{text} {pane.timing.value} {pane.index}/{pane.nonspeculative_index}{flags}"

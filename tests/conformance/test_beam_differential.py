@@ -6,11 +6,12 @@ import contextlib
 import signal
 
 import pytest
-
 from harness import load_scenarios, scenario_id
 
 beam_oracle = pytest.importorskip(
-    "beam_oracle", reason="apache-beam is not installed: pip install -e '.[beam]' to compare with Beam")
+    "beam_oracle",
+    reason="apache-beam is not installed: pip install -e '.[beam]' to compare with Beam",
+)
 
 BEAM_DEFINED = [s for s in load_scenarios() if s.get("beam") is True]
 
@@ -29,6 +30,7 @@ def comparable(rows, scenario):
 @contextlib.contextmanager
 def deadline(seconds):
     """Beam's DirectRunner can stall on a pipeline; fail the test instead of hanging the suite."""
+
     def expire(signum, frame):
         raise TimeoutError(f"Beam's DirectRunner did not finish within {seconds} s")
 
@@ -45,5 +47,6 @@ def deadline(seconds):
 def test_beam_gives_the_same_panes(scenario):
     with deadline(30):
         panes_on_beam = beam_oracle.run_on_beam(scenario)
-    assert comparable(panes_on_beam, scenario) == comparable(
-        scenario["expected"], scenario), scenario.get("why")
+    assert comparable(panes_on_beam, scenario) == comparable(scenario["expected"], scenario), (
+        scenario.get("why")
+    )

@@ -110,14 +110,14 @@ def _seconds(micros: int) -> int:
 def _info(wv) -> dict:
     (window,) = wv.windows
     return {
-        "window": [_seconds(window.start), _seconds(window.max_timestamp())],
+        "window": [_seconds(window.start_micros), _seconds(window.max_timestamp_micros)],
         "values": sorted(wv.value[1]),
-        "timestamp": _seconds(wv.timestamp),
-        "index": wv.pane.index,
-        "nonspeculative_index": wv.pane.nonspeculative_index,
-        "early": wv.pane.timing.value == "EARLY",
-        "late": wv.pane.timing.value == "LATE",
-        "final": wv.pane.is_last,
+        "timestamp": _seconds(wv.timestamp_micros),
+        "index": wv.pane_info.index,
+        "nonspeculative_index": wv.pane_info.nonspeculative_index,
+        "early": wv.pane_info.timing.value == "EARLY",
+        "late": wv.pane_info.timing.value == "LATE",
+        "final": wv.pane_info.is_last,
     }
 
 
@@ -133,9 +133,8 @@ def run_transcript(spec) -> None:
         if action == "input":
             bundle = []
             for seconds in params:
-                micros = seconds * MICROS_PER_SECOND
-                windows = strategy.window_fn.assign(AssignContext(micros, seconds))
-                bundle.append((KEY, WindowedValue(seconds, micros, tuple(windows))))
+                windows = strategy.window_fn.assign(AssignContext(seconds, seconds))
+                bundle.append((KEY, WindowedValue(seconds, seconds, windows)))
             output = [_info(wv) for tag, wv in grouping.step(bundle) if tag == MAIN]
         elif action == "watermark":
             output += [_info(wv) for tag, wv in

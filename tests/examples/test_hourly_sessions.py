@@ -7,7 +7,6 @@ import json
 import random
 
 import pyarrow.parquet as pq
-
 from test_seed_examples import load_example
 
 GAP = 30 * 60
@@ -22,9 +21,15 @@ def events(seed=5):
         for _ in range(40):
             second += generator.choice([5, 60, 600, 2400, 4000])
             time = (BASE + dt.timedelta(seconds=second)).isoformat().replace("+00:00", "Z")
-            out.append({"user": user, "time": time, "second": second,
-                        "action": generator.choice(["view", "buy", "cart"]),
-                        "bytes": generator.randrange(100, 5000)})
+            out.append(
+                {
+                    "user": user,
+                    "time": time,
+                    "second": second,
+                    "action": generator.choice(["view", "buy", "cart"]),
+                    "bytes": generator.randrange(100, 5000),
+                }
+            )
     generator.shuffle(out)
     return out
 
@@ -39,9 +44,17 @@ def expected_sessions(all_events) -> list:
                 session.append(event)
                 continue
             start = BASE + dt.timedelta(seconds=session[0]["second"])
-            rows.append((user, start.strftime("%Y-%m-%dT%H:00"), start,
-                         BASE + dt.timedelta(seconds=session[-1]["second"] + GAP), len(session),
-                         len({e["action"] for e in session}), sum(e["bytes"] for e in session)))
+            rows.append(
+                (
+                    user,
+                    start.strftime("%Y-%m-%dT%H:00"),
+                    start,
+                    BASE + dt.timedelta(seconds=session[-1]["second"] + GAP),
+                    len(session),
+                    len({e["action"] for e in session}),
+                    sum(e["bytes"] for e in session),
+                )
+            )
             session = [event]
     return sorted(rows)
 
@@ -50,20 +63,30 @@ def test_sessions_per_user_from_gzipped_logs(tmp_path, runner, capsys):
     logs = events()
     (tmp_path / "logs").mkdir()
     for part in range(3):
-        lines = [json.dumps({k: v for k, v in e.items() if k != "second"})
-                 for e in logs[part::3]]
+        lines = [json.dumps({k: v for k, v in e.items() if k != "second"}) for e in logs[part::3]]
         if part == 1:
             lines[4:4] = ["not json", '{"user": "dan"}']
         (tmp_path / "logs" / f"events-{part}.json.gz").write_bytes(
-            gzip.compress(("\n".join(lines) + "\n").encode()))
-    load_example("hourly_sessions").main([
-        "--input", str(tmp_path / "logs" / "*.json.gz"), "--output", str(tmp_path / "sessions"),
-        "--runner", runner])
+            gzip.compress(("\n".join(lines) + "\n").encode())
+        )
+    load_example("hourly_sessions").main(
+        [
+            "--input",
+            str(tmp_path / "logs" / "*.json.gz"),
+            "--output",
+            str(tmp_path / "sessions"),
+            "--runner",
+            runner,
+        ]
+    )
     table = pq.read_table([str(p) for p in sorted(tmp_path.glob("sessions-*.parquet"))])
     rows = sorted(tuple(row.values()) for row in table.to_pylist())
     assert rows == expected_sessions(logs)
     assert (tmp_path / "sessions.SUCCESS").exists()
-    rejected = [line for shard in sorted(tmp_path.glob("sessions-rejected-*.txt"))
-                for line in shard.read_text().splitlines()]
-    assert sorted(rejected) == ['not json', '{"user": "dan"}']
+    rejected = [
+        line
+        for shard in sorted(tmp_path.glob("sessions-rejected-*.txt"))
+        for line in shard.read_text().splitlines()
+    ]
+    assert sorted(rejected) == ["not json", '{"user": "dan"}']
     assert "2 line(s) rejected" in capsys.readouterr().out

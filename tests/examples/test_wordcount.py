@@ -10,8 +10,9 @@ from test_seed_examples import load_example
 def test_counts_every_word_and_writes_them(tmp_path, runner, capsys):
     source = tmp_path / "in.txt"
     source.write_text("the cat\n\nThe hat, the cat\n")
-    load_example("wordcount").main(["--input", str(source), "--output", str(tmp_path / "counts"),
-                                    "--runner", runner])
+    load_example("wordcount").main(
+        ["--input", str(source), "--output", str(tmp_path / "counts"), "--runner", runner]
+    )
     shards = sorted(tmp_path.glob("counts-*-of-*.txt"))
     lines = [line for shard in shards for line in shard.read_text().splitlines()]
     assert sorted(lines) == ["cat: 2", "hat: 1", "the: 3"]

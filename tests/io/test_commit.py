@@ -12,8 +12,11 @@ from panes.io import WriteToParquet, WriteToText
 
 
 def visible(directory) -> list:
-    return sorted(name for name in os.listdir(directory) if not name.startswith(".")
-                  or name.startswith(".panes-temp"))
+    return sorted(
+        name
+        for name in os.listdir(directory)
+        if not name.startswith(".") or name.startswith(".panes-temp")
+    )
 
 
 def write(runner, path, lines, num_shards, fail_on=None, header=None):
@@ -23,8 +26,12 @@ def write(runner, path, lines, num_shards, fail_on=None, header=None):
         return line
 
     p = beam.Pipeline(runner=runner)
-    (p | beam.Create(lines) | beam.Map(check)
-     | WriteToText(str(path), num_shards=num_shards, header=header))
+    (
+        p
+        | beam.Create(lines)
+        | beam.Map(check)
+        | WriteToText(str(path), num_shards=num_shards, header=header)
+    )
     p.run()
 
 
@@ -33,8 +40,11 @@ def test_a_rerun_with_fewer_shards_removes_every_old_shard(tmp_path, runner):
     assert visible(tmp_path) == [f"out-0000{i}-of-00004" for i in range(4)] + ["out.SUCCESS"]
     write(runner, tmp_path / "out", [f"new {i}" for i in range(10)], 2)
     assert visible(tmp_path) == [f"out-0000{i}-of-00002" for i in range(2)] + ["out.SUCCESS"]
-    lines = [line for i in range(2) for line in
-             (tmp_path / f"out-0000{i}-of-00002").read_text().splitlines()]
+    lines = [
+        line
+        for i in range(2)
+        for line in (tmp_path / f"out-0000{i}-of-00002").read_text().splitlines()
+    ]
     assert lines == [f"new {i}" for i in range(10)]
 
 
@@ -50,8 +60,12 @@ def test_what_a_killed_run_left_is_removed_and_nothing_beside_the_prefix(tmp_pat
     leftover = tmp_path / (".panes-temp-out-" + "ab" * 16)
     leftover.mkdir()
     (leftover / "shard").write_text("half written")
-    others = {".panes-temp-outer-" + "cd" * 16: None, "out-notes.txt": "keep",
-              "out2-00000-of-00001": "keep", "outer-00000-of-00001": "keep"}
+    others = {
+        ".panes-temp-outer-" + "cd" * 16: None,
+        "out-notes.txt": "keep",
+        "out2-00000-of-00001": "keep",
+        "outer-00000-of-00001": "keep",
+    }
     for name, text in others.items():
         if text is None:
             (tmp_path / name).mkdir()

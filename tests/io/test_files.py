@@ -20,8 +20,10 @@ def visible(directory) -> list:
 
 def test_shard_names_follow_beams_template():
     assert shard_names("out/part", ".txt", 3, "-SSSSS-of-NNNNN") == [
-        "out/part-00000-of-00003.txt", "out/part-00001-of-00003.txt",
-        "out/part-00002-of-00003.txt"]
+        "out/part-00000-of-00003.txt",
+        "out/part-00001-of-00003.txt",
+        "out/part-00002-of-00003.txt",
+    ]
     assert shard_names("x", "", 1, "") == ["x"]
 
 
@@ -50,8 +52,11 @@ def test_text_round_trip_reads_files_in_path_order(tmp_path, runner):
 def test_text_header_lines_are_skipped_and_written(tmp_path, runner):
     (tmp_path / "in.csv").write_text("name,n\na,1\nb,2\n")
     p = beam.Pipeline(runner=runner)
-    (p | ReadFromText(str(tmp_path / "in.csv"), skip_header_lines=1)
-     | WriteToText(str(tmp_path / "out.csv"), shard_name_template="", header="name,n"))
+    (
+        p
+        | ReadFromText(str(tmp_path / "in.csv"), skip_header_lines=1)
+        | WriteToText(str(tmp_path / "out.csv"), shard_name_template="", header="name,n")
+    )
     p.run()
     assert (tmp_path / "out.csv").read_text() == "name,n\na,1\nb,2\n"
 
@@ -59,8 +64,11 @@ def test_text_header_lines_are_skipped_and_written(tmp_path, runner):
 def test_parquet_round_trip_with_schema_and_columns(tmp_path, runner):
     schema = pa.schema([("word", pa.string()), ("count", pa.int64())])
     p = beam.Pipeline(runner=runner)
-    (p | beam.Create([{"word": "a", "count": 2}, {"word": "b", "count": 5}])
-     | WriteToParquet(str(tmp_path / "counts"), schema=schema))
+    (
+        p
+        | beam.Create([{"word": "a", "count": 2}, {"word": "b", "count": 5}])
+        | WriteToParquet(str(tmp_path / "counts"), schema=schema)
+    )
     p.run()
     p = beam.Pipeline(runner=runner)
     counts = materialize(p | ReadFromParquet(str(tmp_path / "counts*"), columns=["count"]))
@@ -85,8 +93,11 @@ def test_a_failed_write_leaves_no_output_under_the_final_name(tmp_path, runner):
 def test_a_sink_that_fails_mid_write_leaves_nothing(tmp_path, runner):
     schema = pa.schema([("n", pa.int64())])
     p = beam.Pipeline(runner=runner)
-    p | beam.Create([{"n": 1}, {"n": "not a number"}]) | WriteToParquet(
-        str(tmp_path / "rows"), schema=schema, num_shards=2)
+    (
+        p
+        | beam.Create([{"n": 1}, {"n": "not a number"}])
+        | WriteToParquet(str(tmp_path / "rows"), schema=schema, num_shards=2)
+    )
     with pytest.raises(UserCodeError) as caught:
         p.run()
     assert "WriteToParquet" in caught.value.label or "Write" in caught.value.label

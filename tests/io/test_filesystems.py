@@ -19,21 +19,24 @@ def tree(tmp_path):
 
 def names(tree, pattern) -> list:
     [result] = FileSystems.match([str(tree) + "/" + pattern])
-    return [m.path[len(str(tree)) + 1:] for m in result.metadata_list]
+    return [m.path[len(str(tree)) + 1 :] for m in result.metadata_list]
 
 
-@pytest.mark.parametrize("pattern, expected", [
-    ("*.txt", ["[x].txt", "a.txt", "b.txt"]),
-    ("?.txt", ["a.txt", "b.txt"]),
-    ("[ab].txt", ["a.txt", "b.txt"]),
-    ("[!a].txt", ["b.txt"]),
-    ("*/*.txt", ["sub/d.txt"]),
-    ("**.txt", ["[x].txt", "a.txt", "b.txt", "sub/d.txt", "sub/deep/e.txt"]),
-    ("sub/**", ["sub/d.txt", "sub/deep/e.txt"]),
-    ("c.csv", ["c.csv"]),
-    ("missing.txt", []),
-    ("nothing/*", []),
-])
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("*.txt", ["[x].txt", "a.txt", "b.txt"]),
+        ("?.txt", ["a.txt", "b.txt"]),
+        ("[ab].txt", ["a.txt", "b.txt"]),
+        ("[!a].txt", ["b.txt"]),
+        ("*/*.txt", ["sub/d.txt"]),
+        ("**.txt", ["[x].txt", "a.txt", "b.txt", "sub/d.txt", "sub/deep/e.txt"]),
+        ("sub/**", ["sub/d.txt", "sub/deep/e.txt"]),
+        ("c.csv", ["c.csv"]),
+        ("missing.txt", []),
+        ("nothing/*", []),
+    ],
+)
 def test_patterns_match_as_beams_do(tree, pattern, expected):
     assert names(tree, pattern) == expected
 
@@ -55,8 +58,9 @@ def test_streams_are_compressed_by_extension_or_as_asked(tmp_path):
         out.write(b"hello\n")
     assert gzip.decompress((tmp_path / "new" / "a.txt.gz").read_bytes()) == b"hello\n"
     assert FileSystems.open(str(tmp_path / "new" / "a.txt.gz")).read() == b"hello\n"
-    raw = FileSystems.open(str(tmp_path / "new" / "a.txt.gz"),
-                           compression_type=CompressionTypes.UNCOMPRESSED).read()
+    raw = FileSystems.open(
+        str(tmp_path / "new" / "a.txt.gz"), compression_type=CompressionTypes.UNCOMPRESSED
+    ).read()
     assert raw[:2] == b"\x1f\x8b"
 
 

@@ -41,14 +41,24 @@ def test_header_lines_are_skipped_in_every_file(tmp_path, runner):
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.csv").write_text(f"name,n\n# {name}\n{name},1\n{name},2\n")
     assert read(runner, str(tmp_path / "*.csv"), skip_header_lines=2) == [
-        "a,1", "a,2", "b,1", "b,2", "c,1", "c,2"]
+        "a,1",
+        "a,2",
+        "b,1",
+        "b,2",
+        "c,1",
+        "c,2",
+    ]
 
 
 def test_gzipped_files_are_read_and_written(tmp_path, runner):
     (tmp_path / "in.txt.gz").write_bytes(gzip.compress(b"x\ny\n"))
     p = beam.Pipeline(runner=runner)
-    (p | ReadFromText(str(tmp_path / "in.txt.gz")) | beam.Map(str.upper)
-     | WriteToText(str(tmp_path / "out"), ".txt.gz", num_shards=3, header="h"))
+    (
+        p
+        | ReadFromText(str(tmp_path / "in.txt.gz"))
+        | beam.Map(str.upper)
+        | WriteToText(str(tmp_path / "out"), ".txt.gz", num_shards=3, header="h")
+    )
     p.run()
     shards = sorted(tmp_path.glob("out-*-of-00003.txt.gz"))
     assert len(shards) == 3

@@ -27,8 +27,9 @@ def test_a_run_is_queried_by_name_namespace_and_step(runner):
     p | beam.Create(["a b", "c"]) | "Outer/Words" >> Words()
     metrics = p.run().metrics()
     [words] = metrics.query(MetricsFilter().with_name("words"))["counters"]
-    assert words.key == MetricKey("Outer/Words/Split", MetricName(
-        f"{Words.__module__}.Words", "words"))
+    assert words.key == MetricKey(
+        "Outer/Words/Split", MetricName(f"{Words.__module__}.Words", "words")
+    )
     assert words.committed == words.attempted == words.result == 3
     [length] = metrics.query(MetricsFilter().with_namespace("text"))["distributions"]
     assert (length.result.count, length.result.sum, length.result.mean) == (2, 4, 2.0)
@@ -37,11 +38,17 @@ def test_a_run_is_queried_by_name_namespace_and_step(runner):
     assert metrics.query(MetricsFilter().with_namespace(Words))["counters"] == [words]
 
 
-@pytest.mark.parametrize("step, filter_step, matches", [
-    ("Outer/Words/Split", "Outer", True), ("Outer/Words/Split", "Words/Split", True),
-    ("Outer/Words/Split", "Split", True), ("Outer/Words/Split", "Outer/Split", False),
-    ("Outer/Words/Split", "Out", False), ("", "Outer", False),
-])
+@pytest.mark.parametrize(
+    "step, filter_step, matches",
+    [
+        ("Outer/Words/Split", "Outer", True),
+        ("Outer/Words/Split", "Words/Split", True),
+        ("Outer/Words/Split", "Split", True),
+        ("Outer/Words/Split", "Outer/Split", False),
+        ("Outer/Words/Split", "Out", False),
+        ("", "Outer", False),
+    ],
+)
 def test_a_filter_step_matches_a_run_of_the_label_as_in_beam(step, filter_step, matches):
     key = MetricKey(step, MetricName("ns", "n"))
     assert MetricResults.matches(MetricsFilter().with_step(filter_step), key) is matches

@@ -8,8 +8,13 @@ import pytest
 import panes as beam
 from panes.errors import PipelineConstructionError
 from panes.options.pipeline_options import (
-    DebugOptions, GoogleCloudOptions, PipelineOptions, SetupOptions, SparkRunnerOptions,
-    StandardOptions, TypeOptions,
+    DebugOptions,
+    GoogleCloudOptions,
+    PipelineOptions,
+    SetupOptions,
+    SparkRunnerOptions,
+    StandardOptions,
+    TypeOptions,
 )
 from panes.runners import create_runner
 
@@ -21,8 +26,9 @@ class WordCountOptions(PipelineOptions):
         parser.add_argument("--min_count", type=int, default=1)
 
 
-@pytest.mark.parametrize("flags", [["--runner", "SparkRunner", "--streaming"],
-                                   ["--runner=SparkRunner", "--streaming"]])
+@pytest.mark.parametrize(
+    "flags", [["--runner", "SparkRunner", "--streaming"], ["--runner=SparkRunner", "--streaming"]]
+)
 def test_flags_take_a_separate_or_an_attached_value(flags):
     standard = PipelineOptions(flags).view_as(StandardOptions)
     assert (standard.runner, standard.streaming) == ("SparkRunner", True)
@@ -83,8 +89,15 @@ def test_unknown_flags_are_kept_for_the_pipeline_and_warned_about_at_run(caplog)
 
 
 def test_google_cloud_options_are_accepted():
-    options = PipelineOptions(["--project=p", "--region=europe-west1", "--temp_location=/tmp/x",
-                               "--staging_location=gs://b/s", "--save_main_session"])
+    options = PipelineOptions(
+        [
+            "--project=p",
+            "--region=europe-west1",
+            "--temp_location=/tmp/x",
+            "--staging_location=gs://b/s",
+            "--save_main_session",
+        ]
+    )
     cloud = options.view_as(GoogleCloudOptions)
     assert (cloud.project, cloud.region, cloud.temp_location) == ("p", "europe-west1", "/tmp/x")
     p = beam.Pipeline(options=options)
@@ -92,21 +105,33 @@ def test_google_cloud_options_are_accepted():
     assert p.run().state == "DONE"
 
 
-@pytest.mark.parametrize("name, runner_class", [
-    ("direct", "DirectRunner"), ("DirectRunner", "DirectRunner"),
-    ("FnApiRunner", "DirectRunner"), ("PrismRunner", "DirectRunner"),
-    ("BundleBasedDirectRunner", "DirectRunner"), ("spark", "SparkRunner"),
-    ("SparkRunner", "SparkRunner"),
-])
+@pytest.mark.parametrize(
+    "name, runner_class",
+    [
+        ("direct", "DirectRunner"),
+        ("DirectRunner", "DirectRunner"),
+        ("FnApiRunner", "DirectRunner"),
+        ("PrismRunner", "DirectRunner"),
+        ("BundleBasedDirectRunner", "DirectRunner"),
+        ("spark", "SparkRunner"),
+        ("SparkRunner", "SparkRunner"),
+    ],
+)
 def test_beams_runner_names_choose_a_panes_runner(name, runner_class):
     assert type(create_runner(name)).__name__ == runner_class
     assert beam.Pipeline(options=PipelineOptions([f"--runner={name}"])).runner == name
 
 
 def test_panes_spark_options_keep_working_as_flags_and_values():
-    options = PipelineOptions(["--spark_master_url=spark://h:7077", "--spark_partitions=4",
-                               "--spark_conf", "spark.executor.memory=2g",
-                               "--spark_conf=spark.ui.enabled=false"])
+    options = PipelineOptions(
+        [
+            "--spark_master_url=spark://h:7077",
+            "--spark_partitions=4",
+            "--spark_conf",
+            "spark.executor.memory=2g",
+            "--spark_conf=spark.ui.enabled=false",
+        ]
+    )
     spark = options.view_as(SparkRunnerOptions)
     assert (spark.spark_master, spark.spark_partitions) == ("spark://h:7077", 4)
     assert spark.spark_conf == {"spark.executor.memory": "2g", "spark.ui.enabled": "false"}
@@ -115,8 +140,9 @@ def test_panes_spark_options_keep_working_as_flags_and_values():
 
 
 def test_from_dictionary_turns_values_into_flags():
-    options = PipelineOptions.from_dictionary({"runner": "spark", "streaming": True,
-                                               "experiments": ["a", "b"]})
+    options = PipelineOptions.from_dictionary(
+        {"runner": "spark", "streaming": True, "experiments": ["a", "b"]}
+    )
     assert options.view_as(StandardOptions).streaming is True
     assert options.view_as(DebugOptions).experiments == ["a", "b"]
 
@@ -126,16 +152,25 @@ def test_get_all_options_can_drop_defaults():
     assert options.get_all_options(drop_default=True) == {"runner": "spark", "streaming": True}
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda: PipelineOptions(runnr="spark"), ["unknown pipeline option(s) ['runnr']",
-                                              "Did you mean 'runner'?"]),
-    (lambda: PipelineOptions("--runner=spark"), ["a list of flags",
-                                                 "PipelineOptions(['--runner=spark'])"]),
-    (lambda: PipelineOptions(["--spark_partitions=many"]),
-     ["argument --spark_partitions: invalid int value: 'many'"]),
-    (lambda: PipelineOptions(["--spark_conf=no-equals"]), ["--spark_conf takes name=value"]),
-    (lambda: PipelineOptions([]).view_as(dict), ["view_as takes a PipelineOptions subclass"]),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (
+            lambda: PipelineOptions(runnr="spark"),
+            ["unknown pipeline option(s) ['runnr']", "Did you mean 'runner'?"],
+        ),
+        (
+            lambda: PipelineOptions("--runner=spark"),
+            ["a list of flags", "PipelineOptions(['--runner=spark'])"],
+        ),
+        (
+            lambda: PipelineOptions(["--spark_partitions=many"]),
+            ["argument --spark_partitions: invalid int value: 'many'"],
+        ),
+        (lambda: PipelineOptions(["--spark_conf=no-equals"]), ["--spark_conf takes name=value"]),
+        (lambda: PipelineOptions([]).view_as(dict), ["view_as takes a PipelineOptions subclass"]),
+    ],
+)
 def test_bad_options_are_construction_errors_that_say_what_to_write(make, words):
     with pytest.raises(PipelineConstructionError) as caught:
         make()

@@ -6,11 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from panes.evictor import CountEvictor
-from panes.timestamp import MAX_TIMESTAMP, MICROS_PER_SECOND
+from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND
 from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessingTime,
                            AfterWatermark, ContinuousEventTimeTrigger, CountTrigger, Repeatedly)
 from panes.window import (AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
-                          PANE_NO_FIRING, TimestampCombiner, WindowedValue, window_order)
+                          PANE_NO_FIRING, TimestampCombiner, window_order, windowed_value)
 from panes.windowing.aggregation import BufferAggregation
 from panes.windowing.engine import LATE, MAIN, WindowingEngine
 from panes.windowing.strategy import WindowingStrategy
@@ -59,14 +59,14 @@ def event_logs(draw, strategy):
                     st.sampled_from("abc"), st.integers(0, 9), st.integers(0, spread)),
                     min_size=1, max_size=4)):
                 time = seconds * S
-                windows = tuple(strategy.window_fn.assign(AssignContext(time, value)))
+                windows = tuple(strategy.window_fn.assign(AssignContext.at_micros(time, value)))
                 elements.setdefault(key, []).append(
                     ((step,), value, time, windows, PANE_NO_FIRING))
         if advances():
             watermark += draw(st.integers(0, 8 * spread // 30)) * S
             watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
-    watermarks.append(Watermark(END_STEP, MAX_TIMESTAMP))
-    clock.append(ProcessingTime(END_STEP, MAX_TIMESTAMP))
+    watermarks.append(Watermark(END_STEP, MAX_MICROS))
+    clock.append(ProcessingTime(END_STEP, MAX_MICROS))
     return elements, watermarks, clock
 
 
@@ -86,9 +86,9 @@ def stepped(strategy, elements, watermarks, clock):
     for event in clock:
         steps.setdefault(event.step, {})["clock"] = event
     for key, values in elements.items():
-        for (step, *_), *windowed_value in values:
+        for (step, *_), *fields in values:
             steps.setdefault(step, {}).setdefault("bundle", []).append(
-                (key, WindowedValue(*windowed_value)))
+                (key, windowed_value(fields)))
     main, late, output_watermarks = [], [], []
     output, idle = (grouping.output_watermark(), False), False
     for step in sorted(steps):
@@ -128,8 +128,8 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     strategy = WindowingStrategy(FixedWindows(4), trigger=AfterWatermark(early=AfterCount(4)))
     window = strategy.window_fn.assign(AssignContext(0, None))[0]
     elements = {"a": [((step,), 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
-    watermarks = [Watermark(END_STEP, MAX_TIMESTAMP)]
-    clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
+    watermarks = [Watermark(END_STEP, MAX_MICROS)]
+    clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
     replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
                              clock)
     assert [(step, wv.value) for step, _, wv in replay.main] == [(3, ("a", [1, 1, 1, 1])),
@@ -145,8 +145,8 @@ def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step()
     window = strategy.window_fn.assign(AssignContext(0, None))[0]
     elements = {"a": [((step,), 1, seconds * S, (window,), PANE_NO_FIRING)
                       for step, seconds in ((1, 5), (3, 6), (4, 7), (5, 8))]}
-    watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_TIMESTAMP)]
-    clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_TIMESTAMP)]
+    watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_MICROS)]
+    clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
     replay = replay_grouping(WindowingEngine(strategy, BufferAggregation()), elements, watermarks,
                              clock)
     # Held at 5 s by the first element, then 6 s and 7 s by the next two, then +inf.

@@ -21,23 +21,32 @@ def test_co_group_by_key_of_a_dict_and_of_a_tuple(runner):
     def build(p):
         emails = p | "Emails" >> beam.Create([("amy", "a@x"), ("carl", "c@x"), ("amy", "a@y")])
         phones = p | "Phones" >> beam.Create([("amy", "111"), ("bob", "222")])
-        return [materialize({"emails": emails, "phones": phones} | "ByTag" >> beam.CoGroupByKey()),
-                materialize((emails, phones) | "ByIndex" >> beam.CoGroupByKey())]
+        return [
+            materialize({"emails": emails, "phones": phones} | "ByTag" >> beam.CoGroupByKey()),
+            materialize((emails, phones) | "ByIndex" >> beam.CoGroupByKey()),
+        ]
 
     by_tag, by_index = run(runner, build)
     assert [(k, {t: sorted(v) for t, v in vs.items()}) for k, vs in by_tag] == [
         ("amy", {"emails": ["a@x", "a@y"], "phones": ["111"]}),
         ("bob", {"emails": [], "phones": ["222"]}),
-        ("carl", {"emails": ["c@x"], "phones": []})]
+        ("carl", {"emails": ["c@x"], "phones": []}),
+    ]
     assert [(k, tuple(sorted(v) for v in vs)) for k, vs in by_index] == [
-        ("amy", (["a@x", "a@y"], ["111"])), ("bob", ([], ["222"])), ("carl", (["c@x"], []))]
+        ("amy", (["a@x", "a@y"], ["111"])),
+        ("bob", ([], ["222"])),
+        ("carl", (["c@x"], [])),
+    ]
 
 
 def test_co_group_by_key_groups_per_window(runner):
     def build(p):
         def stamped(label, pairs):
-            return (p | label >> beam.Create([TimestampedValue(kv, t) for kv, t in pairs])
-                    | f"Window{label}" >> beam.WindowInto(FixedWindows(10)))
+            return (
+                p
+                | label >> beam.Create([TimestampedValue(kv, t) for kv, t in pairs])
+                | f"Window{label}" >> beam.WindowInto(FixedWindows(10))
+            )
 
         left = stamped("Left", [(("k", 1), 1), (("k", 2), 12)])
         right = stamped("Right", [(("k", "x"), 3)])
@@ -65,10 +74,12 @@ def test_flat_map_tuple_and_ptransform_fn(runner):
 def test_regex_transforms(runner):
     def build(p):
         lines = p | beam.Create(["k1: v1", "k2: v2", "none"])
-        return [materialize(lines | "KV" >> beam.Regex.matches_kv(r"(\w+): (\w+)", 1, 2)),
-                materialize(lines | "All" >> beam.Regex.find_all(r"\d")),
-                materialize(lines | "Replace" >> beam.Regex.replace_first(r":\s*", "=")),
-                materialize(lines | "Split" >> beam.Regex.split(r"\W+"))]
+        return [
+            materialize(lines | "KV" >> beam.Regex.matches_kv(r"(\w+): (\w+)", 1, 2)),
+            materialize(lines | "All" >> beam.Regex.find_all(r"\d")),
+            materialize(lines | "Replace" >> beam.Regex.replace_first(r":\s*", "=")),
+            materialize(lines | "Split" >> beam.Regex.split(r"\W+")),
+        ]
 
     pairs, digits, replaced, parts = run(runner, build)
     assert pairs == [("k1", "v1"), ("k2", "v2")]
@@ -80,10 +91,12 @@ def test_regex_transforms(runner):
 def test_combiners_with_beams_names(runner):
     def build(p):
         pairs = p | beam.Create([("a", 1), ("b", 2), ("a", 3)])
-        return [materialize(pairs | "Mean" >> beam.CombinePerKey(MeanCombineFn())),
-                materialize(pairs | "ToDict" >> ToDict()),
-                materialize(pairs | beam.Keys() | "ToSet" >> ToSet()),
-                materialize(pairs | beam.ToString.Kvs(":"))]
+        return [
+            materialize(pairs | "Mean" >> beam.CombinePerKey(MeanCombineFn())),
+            materialize(pairs | "ToDict" >> ToDict()),
+            materialize(pairs | beam.Keys() | "ToSet" >> ToSet()),
+            materialize(pairs | beam.ToString.Kvs(":")),
+        ]
 
     means, dicts, sets, strings = run(runner, build)
     assert means == [("a", 2.0), ("b", 2.0)]
@@ -97,12 +110,17 @@ def test_combines_take_side_inputs_and_extra_arguments(runner):
         limit = p | "Limit" >> beam.Create([8])
         pairs = p | beam.Create([("a", 3), ("a", 7), ("b", 1)])
         capped = lambda values, cap: min(sum(values), cap)  # noqa: E731
-        return [materialize(pairs | "PerKey" >> beam.CombinePerKey(
-                    capped, cap=beam.AsSingleton(limit))),
-                materialize(pairs | beam.Values() | "Globally" >> beam.CombineGlobally(
-                    capped, beam.AsSingleton(limit))),
-                materialize(pairs | beam.GroupByKey() | "Capped" >> beam.CombineValues(
-                    capped, cap=5))]
+        return [
+            materialize(
+                pairs | "PerKey" >> beam.CombinePerKey(capped, cap=beam.AsSingleton(limit))
+            ),
+            materialize(
+                pairs
+                | beam.Values()
+                | "Globally" >> beam.CombineGlobally(capped, beam.AsSingleton(limit))
+            ),
+            materialize(pairs | beam.GroupByKey() | "Capped" >> beam.CombineValues(capped, cap=5)),
+        ]
 
     per_key, globally, values = run(runner, build)
     assert (per_key, globally, values) == ([("a", 8), ("b", 1)], [8], [("a", 5), ("b", 1)])
@@ -110,10 +128,10 @@ def test_combines_take_side_inputs_and_extra_arguments(runner):
 
 def test_combine_globally_as_a_singleton_view(runner):
     def build(p):
-        total = p | "Numbers" >> beam.Create([1, 2, 3]) | beam.CombineGlobally(
-            sum).as_singleton_view()
-        return [materialize(p | beam.Create([10, 20])
-                            | beam.Map(lambda x, t: x / t, total))]
+        total = (
+            p | "Numbers" >> beam.Create([1, 2, 3]) | beam.CombineGlobally(sum).as_singleton_view()
+        )
+        return [materialize(p | beam.Create([10, 20]) | beam.Map(lambda x, t: x / t, total))]
 
     [shares] = run(runner, build)
     assert shares == [10 / 6, 20 / 6]
@@ -121,12 +139,22 @@ def test_combine_globally_as_a_singleton_view(runner):
 
 def test_always_fires_for_every_bundle_with_new_elements(runner):
     def build(p):
-        stream = (TestStream().add_elements([TimestampedValue(("k", 1), 1)])
-                  .add_elements([TimestampedValue(("k", 2), 2), TimestampedValue(("k", 3), 3)])
-                  .advance_watermark_to_infinity())
-        return [materialize(p | stream | beam.WindowInto(
-            GlobalWindows(), trigger=Always(), accumulation_mode=AccumulationMode.DISCARDING)
-            | beam.CombinePerKey(sum))]
+        stream = (
+            TestStream()
+            .add_elements([TimestampedValue(("k", 1), 1)])
+            .add_elements([TimestampedValue(("k", 2), 2), TimestampedValue(("k", 3), 3)])
+            .advance_watermark_to_infinity()
+        )
+        return [
+            materialize(
+                p
+                | stream
+                | beam.WindowInto(
+                    GlobalWindows(), trigger=Always(), accumulation_mode=AccumulationMode.DISCARDING
+                )
+                | beam.CombinePerKey(sum)
+            )
+        ]
 
     [sums] = run(runner, build)
     # A pane per bundle, then the (empty) ON_TIME pane Beam Java emits when the global window

@@ -6,9 +6,8 @@ import pytest
 import panes as beam
 from panes.metrics import Metrics, MetricsFilter
 from panes.testing import assert_that, equal_to, materialize
+from panes.utils.timestamp import Timestamp
 from panes.window import FixedWindows, IntervalWindow, Sessions, TimestampedValue
-
-S = 1_000_000
 
 
 def run(runner, build):
@@ -22,11 +21,16 @@ def run(runner, build):
 def test_map_flatmap_filter_and_maptuple(runner):
     def build(p):
         numbers = p | beam.Create([1, 2, 3, 4])
-        return [materialize(numbers | "Square" >> beam.Map(lambda x, k: x * x + k, 1)),
-                materialize(numbers | "Repeat" >> beam.FlatMap(lambda x: [x] * (x % 3))),
-                materialize(numbers | "Even" >> beam.Filter(lambda x: x % 2 == 0)),
-                materialize(numbers | "Pair" >> beam.Map(lambda x: (x, -x))
-                            | "Add" >> beam.MapTuple(lambda a, b: a - b))]
+        return [
+            materialize(numbers | "Square" >> beam.Map(lambda x, k: x * x + k, 1)),
+            materialize(numbers | "Repeat" >> beam.FlatMap(lambda x: [x] * (x % 3))),
+            materialize(numbers | "Even" >> beam.Filter(lambda x: x % 2 == 0)),
+            materialize(
+                numbers
+                | "Pair" >> beam.Map(lambda x: (x, -x))
+                | "Add" >> beam.MapTuple(lambda a, b: a - b)
+            ),
+        ]
 
     _, (squares, repeated, even, doubled) = run(runner, build)
     assert sorted(squares) == [2, 5, 10, 17]
@@ -56,14 +60,22 @@ class Lifecycle(beam.DoFn):
 
 
 def test_dofn_lifecycle_and_metrics(runner):
-    result, [out] = run(runner, lambda p: [materialize(
-        p | beam.Create(["a", "bb", "ccc"]) | "Life" >> beam.ParDo(Lifecycle()))])
+    result, [out] = run(
+        runner,
+        lambda p: [
+            materialize(p | beam.Create(["a", "bb", "ccc"]) | "Life" >> beam.ParDo(Lifecycle()))
+        ],
+    )
     assert sorted(out) == ["set-up:a", "set-up:bb", "set-up:ccc"]
     metrics = result.metrics()
     assert metrics.counter("bundles") == metrics.counter("finished") >= 1
     [sizes] = metrics.query(MetricsFilter().with_name("sizes"))["distributions"]
-    assert (sizes.committed.count, sizes.committed.sum, sizes.committed.min,
-            sizes.committed.max) == (3, 6, 1, 3)
+    assert (
+        sizes.committed.count,
+        sizes.committed.sum,
+        sizes.committed.min,
+        sizes.committed.max,
+    ) == (3, 6, 1, 3)
 
 
 class SplitByParity(beam.DoFn):
@@ -76,38 +88,74 @@ class SplitByParity(beam.DoFn):
 
 def test_tagged_outputs(runner):
     def build(p):
-        outputs = p | beam.Create([1, 2, 3, -1]) | beam.ParDo(SplitByParity()).with_outputs(
-            "odd", "even", main="tens")
-        return [materialize(outputs.tens, "Tens"), materialize(outputs.odd, "Odd"),
-                materialize(outputs["even"], "Even")]
+        outputs = (
+            p
+            | beam.Create([1, 2, 3, -1])
+            | beam.ParDo(SplitByParity()).with_outputs("odd", "even", main="tens")
+        )
+        return [
+            materialize(outputs.tens, "Tens"),
+            materialize(outputs.odd, "Odd"),
+            materialize(outputs["even"], "Even"),
+        ]
 
     _, (tens, odd, even) = run(runner, build)
     assert (sorted(tens), sorted(odd), sorted(even)) == ([10, 20, 30], [1, 3], [2])
 
 
 class Describe(beam.DoFn):
-    def process(self, element, timestamp=beam.DoFn.TimestampParam,
-                window=beam.DoFn.WindowParam, pane=beam.DoFn.PaneInfoParam):
-        yield element, timestamp.micros, window, pane.is_first
+    def process(
+        self,
+        element,
+        timestamp=beam.DoFn.TimestampParam,
+        window=beam.DoFn.WindowParam,
+        pane=beam.DoFn.PaneInfoParam,
+    ):
+        yield element, timestamp, window, pane.is_first
 
 
 def test_timestamp_window_and_pane_parameters(runner):
-    _, [out] = run(runner, lambda p: [materialize(
-        p | beam.Create([TimestampedValue("x", 7), TimestampedValue("y", 12)])
-        | beam.WindowInto(FixedWindows(10)) | beam.ParDo(Describe()))])
+    _, [out] = run(
+        runner,
+        lambda p: [
+            materialize(
+                p
+                | beam.Create([TimestampedValue("x", 7), TimestampedValue("y", 12)])
+                | beam.WindowInto(FixedWindows(10))
+                | beam.ParDo(Describe())
+            )
+        ],
+    )
     # Before any grouping an element's pane is Beam's NO_FIRING, which is first and last.
-    assert sorted(out) == [("x", 7 * S, IntervalWindow(0, 10 * S), True),
-                           ("y", 12 * S, IntervalWindow(10 * S, 20 * S), True)]
+    assert sorted(out) == [
+        ("x", Timestamp(7), IntervalWindow(0, 10), True),
+        ("y", Timestamp(12), IntervalWindow(10, 20), True),
+    ]
+    assert {type(timestamp) for _, timestamp, _, _ in out} == {Timestamp}
 
 
 def test_timestamped_outputs_move_elements_in_event_time(runner):
     def build(p):
-        stamped = (p | beam.Create([("a", 1), ("a", 2), ("b", 30)])
-                   | "Stamp" >> beam.Map(lambda kv: TimestampedValue(kv, kv[1])))
-        grouped = (stamped | beam.WindowInto(FixedWindows(10))
-                   | "Key" >> beam.Map(lambda kv: (kv[0], kv)) | beam.GroupByKey())
-        return [materialize(grouped | "Describe" >> beam.Map(
-            lambda kv, w=beam.DoFn.WindowParam: (kv[0], sorted(kv[1]), w.start // S)))]
+        stamped = (
+            p
+            | beam.Create([("a", 1), ("a", 2), ("b", 30)])
+            | "Stamp" >> beam.Map(lambda kv: TimestampedValue(kv, kv[1]))
+        )
+        grouped = (
+            stamped
+            | beam.WindowInto(FixedWindows(10))
+            | "Key" >> beam.Map(lambda kv: (kv[0], kv))
+            | beam.GroupByKey()
+        )
+        return [
+            materialize(
+                grouped
+                | "Describe"
+                >> beam.Map(
+                    lambda kv, w=beam.DoFn.WindowParam: (kv[0], sorted(kv[1]), int(w.start))
+                )
+            )
+        ]
 
     _, [out] = run(runner, build)
     assert sorted(out) == [("a", [("a", 1), ("a", 2)], 0), ("b", [("b", 30)], 30)]
@@ -127,10 +175,14 @@ def test_partition_flatten_and_reshuffle(runner):
 def test_key_value_utilities(runner):
     def build(p):
         pairs = p | beam.Create([("a", 1), ("b", 2), ("a", 1)])
-        return [materialize(pairs | beam.Keys(), "K"), materialize(pairs | beam.Values(), "V"),
-                materialize(pairs | beam.KvSwap(), "S"), materialize(pairs | beam.Distinct(), "D"),
-                materialize(pairs | "Vals" >> beam.Values() | beam.WithKeys(lambda v: v * 10), "W"),
-                materialize(pairs | "Ks" >> beam.Keys() | "Const" >> beam.WithKeys("k"), "C")]
+        return [
+            materialize(pairs | beam.Keys(), "K"),
+            materialize(pairs | beam.Values(), "V"),
+            materialize(pairs | beam.KvSwap(), "S"),
+            materialize(pairs | beam.Distinct(), "D"),
+            materialize(pairs | "Vals" >> beam.Values() | beam.WithKeys(lambda v: v * 10), "W"),
+            materialize(pairs | "Ks" >> beam.Keys() | "Const" >> beam.WithKeys("k"), "C"),
+        ]
 
     _, (keys, values, swapped, distinct, keyed, constant) = run(runner, build)
     assert sorted(keys) == ["a", "a", "b"]
@@ -164,14 +216,18 @@ class CountingSum(beam.CombineFn):
         return total
 
 
-@pytest.mark.parametrize("window_fn, windows", [
-    # The windows of a's sums 12 and 6, then of b's 4 and 8.
-    (FixedWindows(60), [(0, 60), (60, 120), (0, 60), (60, 120)]),
-    # Merging windows: the combiner runs when the key's windows have been merged.
-    (Sessions(10), [(0, 15), (61, 71), (5, 15), (62, 72)]),
-])
-def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner, window_fn,
-                                                                          windows):
+@pytest.mark.parametrize(
+    "window_fn, windows",
+    [
+        # The windows of a's sums 12 and 6, then of b's 4 and 8.
+        (FixedWindows(60), [(0, 60), (60, 120), (0, 60), (60, 120)]),
+        # Merging windows: the combiner runs when the key's windows have been merged.
+        (Sessions(10), [(0, 15), (61, 71), (5, 15), (62, 72)]),
+    ],
+)
+def test_fused_stages_run_once_per_element_and_count_under_their_own_step(
+    runner, window_fn, windows
+):
     """Consecutive Maps, FlatMaps and WindowIntos run in one loop on both runners; each DoFn
     still runs once per element, and metrics name the transform whose code reported them."""
 
@@ -186,15 +242,23 @@ def test_fused_stages_run_once_per_element_and_count_under_their_own_step(runner
 
     lines = ["a,1,0", "b,2,5", "a,3,61", "b,4,62", "a,5,5"]
     p = beam.Pipeline(runner=runner)
-    sums = materialize(p | beam.Create(lines) | "Parse" >> beam.Map(parse)
-                       | "Twice" >> beam.FlatMap(twice) | beam.WindowInto(window_fn)
-                       | "Sum" >> beam.CombinePerKey(CountingSum()))
+    sums = materialize(
+        p
+        | beam.Create(lines)
+        | "Parse" >> beam.Map(parse)
+        | "Twice" >> beam.FlatMap(twice)
+        | beam.WindowInto(window_fn)
+        | "Sum" >> beam.CombinePerKey(CountingSum())
+    )
     metrics = p.run().metrics()
 
     sums_by_key = [("a", 12), ("a", 6), ("b", 4), ("b", 8)]
-    expected = [(sum_, IntervalWindow(start * S, end * S))
-                for sum_, (start, end) in zip(sums_by_key, windows)]
+    expected = [
+        (sum_, IntervalWindow(start, end)) for sum_, (start, end) in zip(sums_by_key, windows)
+    ]
     assert sorted((wv.value, wv.windows[0]) for wv in sums.windowed_values) == sorted(expected)
-    counted = {(r.key.step, r.key.metric.name): r.committed
-               for r in metrics.query(namespace="fused")["counters"]}
+    counted = {
+        (r.key.step, r.key.metric.name): r.committed
+        for r in metrics.query(namespace="fused")["counters"]
+    }
     assert counted == {("Parse", "parsed"): 5, ("Twice", "doubled"): 5, ("Sum", "added"): 10}

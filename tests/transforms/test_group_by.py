@@ -15,6 +15,7 @@ from panes.errors import UserCodeError
 from panes.ir.codec import is_structured
 from panes.testing import materialize
 from panes.transforms.combiners import CountFn, MaxFn, MeanFn, MinFn, SumFn
+from panes.utils.timestamp import Timestamp
 from panes.window import FixedWindows, Sessions, SlidingWindows, TimestampedValue
 
 ROWS = [{"key": k, "region": r, "value": v, "seconds": t} for k, r, v, t in [
@@ -107,8 +108,9 @@ def test_several_aggregates_and_key_fields_give_one_row_per_key_and_window(runne
 def test_outputs_are_at_the_end_of_their_window_in_its_on_time_pane(runner):
     [out] = run(runner, declarative(lambda: beam.Create(ROWS[:1]), FixedWindows(60),
                                     ("value", sum, "total")))
-    assert out.timestamp == 60_000_000 - 1
-    assert (out.pane.is_first, out.pane.is_last, out.pane.timing.value) == (True, True, "ON_TIME")
+    assert out.timestamp == Timestamp(60).predecessor() == out.windows[0].max_timestamp()
+    assert (out.pane_info.is_first, out.pane_info.is_last, out.pane_info.timing.value) == (
+        True, True, "ON_TIME")
 
 
 def test_group_by_without_aggregates_groups_rows_by_key(runner):
@@ -121,7 +123,7 @@ def test_with_timestamp_field_reads_seconds_datetimes_and_timestamps(runner):
     rows = [{"t": 1.5}, {"t": 7}, {"t": dt.datetime(1970, 1, 1, 0, 1, tzinfo=dt.timezone.utc)},
             {"t": beam.window.Timestamp(seconds=2)}]
     out = run(runner, lambda p: p | beam.Create(rows) | beam.WithTimestampField("t"))
-    assert [wv.timestamp for wv in out] == [1_500_000, 7_000_000, 60_000_000, 2_000_000]
+    assert [wv.timestamp for wv in out] == [1.5, 7, 60, 2]
 
 
 def test_a_none_in_an_aggregated_field_fails_naming_the_field_and_the_fix(runner,

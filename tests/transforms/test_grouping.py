@@ -7,8 +7,7 @@ import pytest
 
 import panes as beam
 from panes.testing import TestStream, materialize
-from panes.transforms.combiners import (CountFn, MeanFn, ReduceFn, TopCombineFn,
-                                        ToListCombineFn)
+from panes.transforms.combiners import CountFn, MeanFn, ReduceFn, ToListCombineFn, TopCombineFn
 from panes.window import FixedWindows, Sessions, TimestampedValue
 
 
@@ -20,8 +19,14 @@ def run(runner, build):
 
 
 def test_group_by_key_keeps_arrival_order_within_a_key(runner):
-    [out] = run(runner, lambda p: [materialize(
-        p | beam.Create([("a", 3), ("b", 1), ("a", 1), ("a", 2)]) | beam.GroupByKey())])
+    [out] = run(
+        runner,
+        lambda p: [
+            materialize(
+                p | beam.Create([("a", 3), ("b", 1), ("a", 1), ("a", 2)]) | beam.GroupByKey()
+            )
+        ],
+    )
     assert sorted(out) == [("a", [3, 1, 2]), ("b", [1])]
 
 
@@ -47,35 +52,68 @@ class SumAndCount(beam.CombineFn):
 def test_custom_combine_fn_merges_accumulators_of_merging_sessions(runner):
     """Sessions that already hold elements merge their accumulators when a later bundle joins
     them: 0 and 5 arrive apart, 2.5 chains them into one session; 30 stands alone."""
-    stream = (TestStream().add_elements([TimestampedValue(("k", 1), 0),
-                                         TimestampedValue(("k", 3), 5),
-                                         TimestampedValue(("k", 10), 30)])
-              .add_elements([TimestampedValue(("k", 2), 2.5)]).advance_watermark_to_infinity())
-    [out] = run(runner, lambda p: [materialize(
-        p | stream | beam.WindowInto(Sessions(3)) | beam.CombinePerKey(SumAndCount()))])
+    stream = (
+        TestStream()
+        .add_elements(
+            [
+                TimestampedValue(("k", 1), 0),
+                TimestampedValue(("k", 3), 5),
+                TimestampedValue(("k", 10), 30),
+            ]
+        )
+        .add_elements([TimestampedValue(("k", 2), 2.5)])
+        .advance_watermark_to_infinity()
+    )
+    [out] = run(
+        runner,
+        lambda p: [
+            materialize(
+                p | stream | beam.WindowInto(Sessions(3)) | beam.CombinePerKey(SumAndCount())
+            )
+        ],
+    )
     assert sorted(out) == [("k", (2.0, True)), ("k", (10.0, False))]
 
 
-@pytest.mark.parametrize("combine_fn, expected", [
-    (sum, {"a": 6, "b": 10}),
-    (min, {"a": 1, "b": 10}),
-    (max, {"a": 3, "b": 10}),
-    (CountFn(), {"a": 3, "b": 1}),
-    (MeanFn(), {"a": 2.0, "b": 10.0}),
-    (TopCombineFn(2), {"a": [3, 2], "b": [10]}),
-    (TopCombineFn(2, reverse=True), {"a": [1, 2], "b": [10]}),
-    (ReduceFn(lambda x, y: x * y), {"a": 6, "b": 10}),
-    (lambda values: max(values, default=0), {"a": 3, "b": 10}),
-])
+@pytest.mark.parametrize(
+    "combine_fn, expected",
+    [
+        (sum, {"a": 6, "b": 10}),
+        (min, {"a": 1, "b": 10}),
+        (max, {"a": 3, "b": 10}),
+        (CountFn(), {"a": 3, "b": 1}),
+        (MeanFn(), {"a": 2.0, "b": 10.0}),
+        (TopCombineFn(2), {"a": [3, 2], "b": [10]}),
+        (TopCombineFn(2, reverse=True), {"a": [1, 2], "b": [10]}),
+        (ReduceFn(lambda x, y: x * y), {"a": 6, "b": 10}),
+        (lambda values: max(values, default=0), {"a": 3, "b": 10}),
+    ],
+)
 def test_built_in_combiners_per_key(runner, combine_fn, expected):
-    [out] = run(runner, lambda p: [materialize(
-        p | beam.Create([("a", 1), ("b", 10), ("a", 3), ("a", 2)]) | beam.CombinePerKey(combine_fn))])
+    [out] = run(
+        runner,
+        lambda p: [
+            materialize(
+                p
+                | beam.Create([("a", 1), ("b", 10), ("a", 3), ("a", 2)])
+                | beam.CombinePerKey(combine_fn)
+            )
+        ],
+    )
     assert dict(out) == expected
 
 
 def test_to_list_holds_every_element(runner):
-    [out] = run(runner, lambda p: [materialize(
-        p | beam.Create([("a", 1), ("a", 3), ("a", 2)]) | beam.CombinePerKey(ToListCombineFn()))])
+    [out] = run(
+        runner,
+        lambda p: [
+            materialize(
+                p
+                | beam.Create([("a", 1), ("a", 3), ("a", 2)])
+                | beam.CombinePerKey(ToListCombineFn())
+            )
+        ],
+    )
     assert [(key, sorted(values)) for key, values in out] == [("a", [1, 2, 3])]
 
 
@@ -83,14 +121,16 @@ def test_combiner_transforms_in_beams_shapes(runner):
     def build(p):
         words = p | beam.Create(["x", "y", "x", "z", "x"])
         pairs = p | "Pairs" >> beam.Create([("a", 2), ("a", 4), ("b", 5)])
-        return [materialize(words | beam.combiners.Count.Globally(), "CG"),
-                materialize(words | beam.combiners.Count.PerElement(), "CE"),
-                materialize(pairs | beam.combiners.Count.PerKey(), "CK"),
-                materialize(pairs | beam.combiners.Mean.PerKey(), "MK"),
-                materialize(pairs | beam.Values() | beam.combiners.Mean.Globally(), "MG"),
-                materialize(pairs | beam.combiners.Top.LargestPerKey(1), "TL"),
-                materialize(words | beam.combiners.Top.Smallest(2), "TS"),
-                materialize(words | beam.combiners.ToList(), "TL2")]
+        return [
+            materialize(words | beam.combiners.Count.Globally(), "CG"),
+            materialize(words | beam.combiners.Count.PerElement(), "CE"),
+            materialize(pairs | beam.combiners.Count.PerKey(), "CK"),
+            materialize(pairs | beam.combiners.Mean.PerKey(), "MK"),
+            materialize(pairs | beam.Values() | beam.combiners.Mean.Globally(), "MG"),
+            materialize(pairs | beam.combiners.Top.LargestPerKey(1), "TL"),
+            materialize(words | beam.combiners.Top.Smallest(2), "TS"),
+            materialize(words | beam.combiners.ToList(), "TL2"),
+        ]
 
     cg, ce, ck, mk, mg, tl, ts, to_list = run(runner, build)
     assert cg == [5]
@@ -106,10 +146,13 @@ def test_combiner_transforms_in_beams_shapes(runner):
 def test_combine_globally_of_nothing_gives_the_combiners_empty_result(runner):
     def build(p):
         empty = p | beam.Create([]) | beam.Map(lambda x: x)
-        return [materialize(empty | "Sum" >> beam.CombineGlobally(sum), "SumOut"),
-                materialize(empty | "Mean" >> beam.combiners.Mean.Globally(), "MeanOut"),
-                materialize(empty | "NoDefault" >> beam.CombineGlobally(sum).without_defaults(),
-                            "NoDefaultOut")]
+        return [
+            materialize(empty | "Sum" >> beam.CombineGlobally(sum), "SumOut"),
+            materialize(empty | "Mean" >> beam.combiners.Mean.Globally(), "MeanOut"),
+            materialize(
+                empty | "NoDefault" >> beam.CombineGlobally(sum).without_defaults(), "NoDefaultOut"
+            ),
+        ]
 
     total, mean, without = run(runner, build)
     assert total == [0]
@@ -119,13 +162,25 @@ def test_combine_globally_of_nothing_gives_the_combiners_empty_result(runner):
 
 def test_combine_globally_without_defaults_per_window_has_no_result_for_empty_windows(runner):
     events = [TimestampedValue(n, t) for n, t in [(1, 1), (2, 2), (5, 25)]]
-    [out] = run(runner, lambda p: [materialize(
-        p | beam.Create(events) | beam.WindowInto(FixedWindows(10))
-        | beam.CombineGlobally(sum).without_defaults())])
+    [out] = run(
+        runner,
+        lambda p: [
+            materialize(
+                p
+                | beam.Create(events)
+                | beam.WindowInto(FixedWindows(10))
+                | beam.CombineGlobally(sum).without_defaults()
+            )
+        ],
+    )
     assert sorted(out) == [3, 5]
 
 
 def test_combine_values_combines_each_iterable(runner):
-    [out] = run(runner, lambda p: [materialize(
-        p | beam.Create([("a", [1, 2, 3]), ("b", [])]) | beam.CombineValues(sum))])
+    [out] = run(
+        runner,
+        lambda p: [
+            materialize(p | beam.Create([("a", [1, 2, 3]), ("b", [])]) | beam.CombineValues(sum))
+        ],
+    )
     assert sorted(out) == [("a", 6), ("b", 0)]

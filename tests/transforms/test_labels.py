@@ -30,12 +30,15 @@ def test_default_labels_name_functions_and_lambdas_by_file_and_line():
 
     line = test_default_labels_name_functions_and_lambdas_by_file_and_line.__code__.co_firstlineno
     assert labels(build) == [
-        "Create", "Map(square)", f"Map(<lambda at test_labels.py:{line + 4}>)",
+        "Create",
+        "Map(square)",
+        f"Map(<lambda at test_labels.py:{line + 4}>)",
         f"Map(<lambda at test_labels.py:{line + 5}>)",
         f"Filter(<lambda at test_labels.py:{line + 6}>)",
         f"Map(<lambda at test_labels.py:{line + 7}>)",
         f"MapTuple(<lambda at test_labels.py:{line + 7}>)",
-        "CombineGlobally(sum)"]
+        "CombineGlobally(sum)",
+    ]
 
 
 def test_a_label_may_hold_a_slash_and_an_empty_label_keeps_the_default():
@@ -56,5 +59,4 @@ def test_a_duplicate_label_fails_unless_auto_unique_labels():
         labels(build)
     p = beam.Pipeline(options=PipelineOptions(["--auto_unique_labels"]))
     build(p)
-    assert [part.full_label for part in p.root.parts] == ["Create", "Map(square)",
-                                                          "Map(square)_2"]
+    assert [part.full_label for part in p.root.parts] == ["Create", "Map(square)", "Map(square)_2"]

@@ -5,10 +5,10 @@ import pytest
 
 import panes as beam
 from panes.errors import UserCodeError
-from panes.timestamp import MAX_TIMESTAMP, Timestamp
-from panes.window import FixedWindows, TimestampedValue
 from panes.testing import materialize
+from panes.utils.timestamp import MAX_TIMESTAMP, Timestamp
 from panes.watermark import WatermarkStrategy
+from panes.window import FixedWindows, TimestampedValue
 
 BEYOND = 1e16  # seconds: 1e22 microseconds
 
@@ -18,14 +18,34 @@ class StampOne(beam.DoFn):
         yield TimestampedValue(element, BEYOND if element == 2 else element)
 
 
-@pytest.mark.parametrize("make, label", [
-    (lambda p: p | beam.Create([1, 2, 3]) | "Stamp" >> beam.Map(
-        lambda x: TimestampedValue(x, -BEYOND if x == 2 else x)), "Stamp"),
-    (lambda p: p | beam.Create([1, 2, 3]) | "Stamp" >> beam.ParDo(StampOne()), "Stamp"),
-    (lambda p: p | "Stamp" >> beam.Create([
-        TimestampedValue(1, 1), TimestampedValue(2, Timestamp(micros=MAX_TIMESTAMP + 1))]),
-     "Stamp"),
-], ids=["Map", "ParDo", "Create"])
+@pytest.mark.parametrize(
+    "make, label",
+    [
+        (
+            lambda p: (
+                p
+                | beam.Create([1, 2, 3])
+                | "Stamp" >> beam.Map(lambda x: TimestampedValue(x, -BEYOND if x == 2 else x))
+            ),
+            "Stamp",
+        ),
+        (lambda p: p | beam.Create([1, 2, 3]) | "Stamp" >> beam.ParDo(StampOne()), "Stamp"),
+        (
+            lambda p: (
+                p
+                | "Stamp"
+                >> beam.Create(
+                    [
+                        TimestampedValue(1, 1),
+                        TimestampedValue(2, Timestamp(micros=MAX_TIMESTAMP.micros + 1)),
+                    ]
+                )
+            ),
+            "Stamp",
+        ),
+    ],
+    ids=["Map", "ParDo", "Create"],
+)
 def test_a_timestamp_beyond_beams_range_names_the_transform_and_element(runner, make, label):
     p = beam.Pipeline(runner=runner)
     make(p) | beam.WindowInto(FixedWindows(60)) | beam.combiners.Count.Globally().without_defaults()
@@ -40,7 +60,8 @@ def test_a_source_timestamp_function_beyond_the_range_names_the_read(runner, tmp
     p = beam.Pipeline(runner=runner)
     read = beam.io.ReadFromText(str(tmp_path / "in.txt")).with_watermarks(
         WatermarkStrategy.for_bounded_out_of_orderness(0),
-        timestamp_fn=lambda line: 10**13 if line == "2" else int(line))
+        timestamp_fn=lambda line: 10**13 if line == "2" else int(line),
+    )
     materialize(p | "ReadTimes" >> read)
     with pytest.raises(UserCodeError, match="outside Beam's range") as caught:
         p.run()
@@ -49,8 +70,14 @@ def test_a_source_timestamp_function_beyond_the_range_names_the_read(runner, tmp
 
 def test_the_edges_of_the_range_are_accepted(runner):
     p = beam.Pipeline(runner=runner)
-    out = materialize(p | beam.Create([
-        TimestampedValue("last", Timestamp(micros=MAX_TIMESTAMP - 1)),
-        TimestampedValue("first", -9.2e12)]))
+    out = materialize(
+        p
+        | beam.Create(
+            [
+                TimestampedValue("last", Timestamp(micros=MAX_TIMESTAMP.micros - 1)),
+                TimestampedValue("first", -9.2e12),
+            ]
+        )
+    )
     p.run()
     assert sorted(out.values) == ["first", "last"]

@@ -13,15 +13,26 @@ from panes.typehints.decorators import TypeCheckError
 from panes.typehints.typehints import is_consistent_with
 
 
-@pytest.mark.parametrize("sub, base, consistent", [
-    (int, float, True), (str, int, False), (typing.Any, str, True), (str, typing.Any, True),
-    (Tuple[str, int], KV[str, int], True), (Tuple[str, int], KV[int, int], False),
-    (Tuple[str, int], Tuple[str, ...], False), (Tuple[str, str], Tuple[str, ...], True),
-    (typing.List[int], Iterable[int], True), (typing.List[str], Iterable[int], False),
-    (typing.Union[int, str], typing.Union[int, str, float], True),
-    (typing.Union[int, bytes], str, False), (bool, int, True), (list, Iterable[int], True),
-    (typing.Dict[str, int], typing.Dict[str, float], True),
-])
+@pytest.mark.parametrize(
+    "sub, base, consistent",
+    [
+        (int, float, True),
+        (str, int, False),
+        (typing.Any, str, True),
+        (str, typing.Any, True),
+        (Tuple[str, int], KV[str, int], True),
+        (Tuple[str, int], KV[int, int], False),
+        (Tuple[str, int], Tuple[str, ...], False),
+        (Tuple[str, str], Tuple[str, ...], True),
+        (list[int], Iterable[int], True),
+        (list[str], Iterable[int], False),
+        (typing.Union[int, str], typing.Union[int, str, float], True),
+        (typing.Union[int, bytes], str, False),
+        (bool, int, True),
+        (list, Iterable[int], True),
+        (dict[str, int], dict[str, float], True),
+    ],
+)
 def test_consistency_as_pep_483(sub, base, consistent):
     assert is_consistent_with(sub, base) is consistent
 
@@ -32,7 +43,8 @@ def test_a_contradicting_input_hint_fails_with_beams_error():
         p | beam.Create([1, 2]) | "Upper" >> beam.Map(str.upper).with_input_types(str)
     assert str(caught.value) == (
         "The transform 'Upper' requires PCollections of type '<class 'str'>' but was applied "
-        "to a PCollection of type '<class 'int'>' (produced by the transform 'Create'). ")
+        "to a PCollection of type '<class 'int'>' (produced by the transform 'Create'). "
+    )
 
 
 def test_decorators_and_annotations_declare_element_types():
@@ -58,8 +70,7 @@ def test_hints_flow_through_groupings_and_dofns():
 
     p = beam.Pipeline()
     words = p | beam.Create(["a b"]) | beam.ParDo(Split())
-    grouped = words | beam.Map(lambda w: (w, 1)).with_output_types(KV[str, int]) \
-        | beam.GroupByKey()
+    grouped = words | beam.Map(lambda w: (w, 1)).with_output_types(KV[str, int]) | beam.GroupByKey()
     assert words.element_type is str
     assert grouped.element_type == Tuple[str, Iterable[int]]
     with pytest.raises(TypeCheckError):
@@ -73,6 +84,20 @@ def test_the_check_is_off_with_no_pipeline_type_check():
 
 
 def test_beams_type_hint_names_are_there():
-    for name in ("Any", "Union", "Optional", "Tuple", "List", "KV", "Dict", "Set", "FrozenSet",
-                 "Iterable", "Iterator", "Generator", "with_input_types", "with_output_types"):
+    for name in (
+        "Any",
+        "Union",
+        "Optional",
+        "Tuple",
+        "List",
+        "KV",
+        "Dict",
+        "Set",
+        "FrozenSet",
+        "Iterable",
+        "Iterator",
+        "Generator",
+        "with_input_types",
+        "with_output_types",
+    ):
         assert hasattr(typehints, name), name

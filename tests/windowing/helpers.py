@@ -3,7 +3,7 @@ each key of the grouping advanced with ``WindowingEngine.step`` as a streaming r
 
 from __future__ import annotations
 
-from panes.timestamp import MICROS_PER_SECOND
+from panes.timestamp import MICROS_PER_SECOND, to_micros
 from panes.window import AssignContext, WindowedValue
 from stepper import Stepper
 
@@ -14,14 +14,14 @@ def bundle(strategy, *elements, key="k"):
     """``(value, seconds)`` pairs as one bundle of keyed, window-assigned values."""
     out = []
     for value, seconds in elements:
-        micros = int(seconds * S)
-        windows = strategy.window_fn.assign(AssignContext(micros, value))
-        out.append((key, WindowedValue(value, micros, tuple(windows))))
+        windows = strategy.window_fn.assign(AssignContext(seconds, value))
+        out.append((key, WindowedValue(value, seconds, windows)))
     return out
 
 
 def run(strategy, steps, aggregation=None):
-    """Runs steps ``("in", [(v, s), ...])``, ``("wm", s)``, ``("pt", s)``; returns the stepper
+    """Runs steps ``("in", [(v, s), ...])``, ``("wm", s)``, ``("pt", s)`` (seconds or
+    Timestamps, e.g. ``MAX_TIMESTAMP``); returns the stepper
     and, per step, the emitted ``(tag, value, timestamp seconds, window, pane)`` tuples."""
     stepper = Stepper(strategy, aggregation)
     outputs = []
@@ -29,10 +29,10 @@ def run(strategy, steps, aggregation=None):
         if kind == "in":
             emitted = stepper.step(bundle(strategy, *arg))
         elif kind == "wm":
-            emitted = stepper.step(watermark=int(arg * S))
+            emitted = stepper.step(watermark=to_micros(arg))
         else:
-            emitted = stepper.step(processing_time=int(arg * S))
-        outputs.append([(tag, wv.value, wv.timestamp / S, wv.windows[0], wv.pane)
+            emitted = stepper.step(processing_time=to_micros(arg))
+        outputs.append([(tag, wv.value, float(wv.timestamp), wv.windows[0], wv.pane_info)
                         for tag, wv in emitted])
     return stepper, outputs
 

@@ -2,11 +2,12 @@
 
 from hypothesis import given, settings, strategies as st
 
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_MICROS
 from panes.transforms.combiners import SumFn
 from panes.trigger import AfterCount, Repeatedly
 from panes.window import (
-    FixedWindows, GlobalWindows, Sessions, SlidingWindows, TimestampCombiner, WindowedValue,
+    AssignContext, FixedWindows, GlobalWindows, Sessions, SlidingWindows, TimestampCombiner,
+    WindowedValue,
 )
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
@@ -23,7 +24,7 @@ elements = st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 60), st.int
 
 def _canonical(windowed_values):
     return sorted((wv.value[0], sorted(wv.value[1]) if isinstance(wv.value[1], list) else wv.value[1],
-                   wv.timestamp, wv.windows, tuple(wv.pane)) for wv in windowed_values)
+                   wv.timestamp, wv.windows, wv.pane_info) for wv in windowed_values)
 
 
 @settings(max_examples=150, deadline=None)
@@ -34,16 +35,15 @@ def test_batch_grouping_matches_the_engine(records, window_fn, combiner, latenes
     strategy = WindowingStrategy(window_fn=window_fn, timestamp_combiner=combiner,
                                  allowed_lateness=lateness)
     aggregation = CombineFnAggregation(SumFn()) if combine else BufferAggregation()
-    keyed = [(key, WindowedValue(value, second * 1_000_000,
-                                 tuple(window_fn.assign_timestamp(second * 1_000_000))))
+    keyed = [(key, WindowedValue(value, second, window_fn.assign(AssignContext(second))))
              for key, second, value in records]
 
     grouping = Stepper(strategy, aggregation)
     expected = [wv for _, wv in grouping.step(keyed) + grouping.step(
-        watermark=MAX_TIMESTAMP, processing_time=MAX_TIMESTAMP)]
+        watermark=MAX_MICROS, processing_time=MAX_MICROS)]
     batch, other = BatchGrouping(strategy, aggregation), BatchGrouping(strategy, aggregation)
     for index, (key, wv) in enumerate(keyed):
-        (batch if index < split else other).add_chunk([(key, wv.value)], [wv.timestamp],
+        (batch if index < split else other).add_chunk([(key, wv.value)], [wv.timestamp_micros],
                                                       [wv.windows])
     batch.merge_from(other)
     assert _canonical(batch.panes()) == _canonical(expected)

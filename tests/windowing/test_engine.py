@@ -6,14 +6,14 @@ import pickle
 import pytest
 
 from panes.evictor import CountEvictor
-from panes.timestamp import MAX_TIMESTAMP, MICROS_PER_SECOND as S
+from panes.timestamp import MICROS_PER_SECOND as S, to_micros
 from panes.trigger import (
     AccumulationMode, AfterAll, AfterCount, AfterEach, AfterProcessingTime, AfterWatermark,
     ContinuousEventTimeTrigger, Never, OrFinally, Repeatedly,
 )
 from panes.window import (
     CountWindows, FixedWindows, GlobalWindows, IntervalWindow, PaneInfo, PaneInfoTiming as T,
-    Sessions, TimestampCombiner,
+    MAX_TIMESTAMP, Sessions, TimestampCombiner,
 )
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.engine import WindowingEngine
@@ -125,7 +125,7 @@ def test_sessions_merge_state_counts_and_holds():
     grouping, out = run(strategy, [("in", [(1, 1)]), ("in", [(2, 18)]), ("in", [(3, 10)]),
                                  ("wm", 5)])
     assert values(out[2]) == [[1, 2, 3]]  # 1 + 1 + 1 counted across the merge
-    assert out[2][0][3] == IntervalWindow(1 * S, 28 * S) and out[2][0][2] == 1
+    assert out[2][0][3] == IntervalWindow(1, 28) and out[2][0][2] == 1
     assert grouping.output_watermark() == 5 * S
 
 
@@ -165,9 +165,9 @@ def _one_key(strategy, steps, between=lambda state: state):
     state, outputs, results = engine.new_state("k"), [], []
     for elements, watermark, now in steps:
         values = [wv for _, wv in bundle(strategy, *elements)]
-        result = engine.step(state, values, None if watermark is None else int(watermark * S),
-                             None if now is None else int(now * S))
-        outputs.append([(tag, wv.value, wv.timestamp, wv.windows, tuple(wv.pane))
+        result = engine.step(state, values, None if watermark is None else to_micros(watermark),
+                             None if now is None else to_micros(now))
+        outputs.append([(tag, wv.value, wv.timestamp, wv.windows, wv.pane_info)
                         for tag, wv in result.outputs])
         results.append(result)
         state = engine.new_state("k", state.input_watermark, state.processing_time) \
@@ -186,7 +186,7 @@ PICKLED_STRATEGIES = [
 ]
 PICKLED_STEPS = [([(1, 1), (2, 2)], None, 0), ([(3, 5)], 3, 1), ([], None, 4),
                  ([(4, 2), (5, 9)], 6, None), ([(6, 3)], 12, 9), ([(7, 30)], None, 20),
-                 ([], MAX_TIMESTAMP / S, MAX_TIMESTAMP / S)]
+                 ([], MAX_TIMESTAMP, MAX_TIMESTAMP)]
 
 
 @pytest.mark.parametrize("strategy", PICKLED_STRATEGIES)
@@ -208,7 +208,7 @@ def test_a_step_reports_the_keys_next_wake_up_and_when_its_state_may_go():
     assert not first.empty and first.outputs == []
     # Processing time fires the early pane, then the watermark passes the end: the (empty)
     # ON_TIME pane; no hold is left, garbage collection (15 s) is next.
-    assert [wv.pane.timing for _, wv in on_time.outputs] == [EARLY, ON_TIME]
+    assert [wv.pane_info.timing for _, wv in on_time.outputs] == [EARLY, ON_TIME]
     assert (on_time.event_timer, on_time.hold, on_time.empty) == (15 * S - 1, None, False)
     assert (collected.event_timer, collected.processing_timer, collected.empty) == (
         None, None, True)
@@ -221,6 +221,6 @@ def test_a_step_moves_processing_time_before_its_elements_and_last_at_the_end():
     # The arrival at 6 s first fires the pane of the element that came at 0 s, alone.
     assert [o[1] for o in out[1]] == [("k", [1])]
     out, _ = _one_key(strategy, [([(1, 1)], None, 0),
-                                 ([(2, 2)], MAX_TIMESTAMP / S, MAX_TIMESTAMP / S)])
+                                 ([(2, 2)], MAX_TIMESTAMP, MAX_TIMESTAMP)])
     # At the end of input the bundle comes first: the end of processing time fires both.
     assert [o[1] for o in out[1] if o[0] == "main"][0] == ("k", [1, 2])

@@ -8,7 +8,8 @@ from panes.trigger import (
     All, ContinuousEventTimeTrigger, CountTrigger, DeltaTrigger, EventTimeTrigger,
     ProcessingTimeTrigger, PurgingTrigger,
 )
-from panes.window import CountWindows, FixedWindows, GlobalWindows, PaneInfoTiming as T
+from panes.window import (CountWindows, FixedWindows, GlobalWindows, MAX_TIMESTAMP,
+                          PaneInfoTiming as T)
 from panes.windowing.evicting import evict
 from panes.windowing.strategy import WindowingStrategy
 
@@ -24,7 +25,7 @@ def test_count_trigger_fires_every_n_elements_within_one_bundle_accumulating():
 def test_purging_trigger_discards_and_leftovers_are_purged_silently():
     strategy = WindowingStrategy(window_fn=GlobalWindows(), trigger=PurgingTrigger(CountTrigger(2)))
     grouping, out = run(strategy, [("in", [(i, i) for i in range(5)]), ("wm", 1e12)])
-    grouping.step(watermark=2**63 - 1)
+    grouping.step(watermark=MAX_TIMESTAMP.micros)
     assert values(out[0]) == [[0, 1], [2, 3]]
     assert grouping.counters.purged_unfired == 1
 
@@ -71,7 +72,7 @@ def test_continuous_event_time_trigger_fires_per_interval_and_at_end():
 def test_continuous_trigger_in_the_global_window_fires_once_at_the_end_of_time():
     """Its periodic timers would never run out before +inf: the end passes them at once."""
     strategy = WindowingStrategy(window_fn=GlobalWindows(), trigger=ContinuousEventTimeTrigger(3))
-    _, out = run(strategy, [("in", [(1, 1)]), ("wm", 7), ("wm", 2**63 - 1)])
+    _, out = run(strategy, [("in", [(1, 1)]), ("wm", 7), ("wm", MAX_TIMESTAMP)])
     assert values(out[1]) == [[1], [1]]  # at 3 and 6
     assert values(out[2]) == [[1]] and out[2][0][4].is_last
 

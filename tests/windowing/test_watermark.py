@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from panes.timestamp import MIN_TIMESTAMP, Duration
+from panes.timestamp import MIN_MICROS, Duration
 from panes.watermark import (
     WatermarkStrategy, combine_input_watermarks, is_idle, running_maxima, watermark_changes,
     watermark_for_max,
@@ -21,11 +21,11 @@ S = 1_000_000
 ])
 def test_watermark_after_each_record(strategy, timestamps, expected):
     changes = dict(watermark_changes([running_maxima(t * S for t in timestamps)], strategy))
-    result, current = [], MIN_TIMESTAMP
+    result, current = [], MIN_MICROS
     for index in range(len(timestamps)):
         current = changes.get(index, current)
         result.append(current)
-    assert result == [MIN_TIMESTAMP if e is None else e * S for e in expected]
+    assert result == [MIN_MICROS if e is None else e * S for e in expected]
 
 
 def test_idleness_and_several_inputs():
@@ -43,7 +43,7 @@ def test_segments_give_the_changes_of_a_record_by_record_scan(timestamps, cuts, 
     strategy = WatermarkStrategy(max_out_of_orderness=Duration(micros=delay), emit_every=every)
     bounds = sorted({0, len(timestamps), *(c for c in cuts if c <= len(timestamps))})
     segments = [running_maxima(timestamps[start:end]) for start, end in zip(bounds, bounds[1:])]
-    expected, running, current = [], MIN_TIMESTAMP, MIN_TIMESTAMP
+    expected, running, current = [], MIN_MICROS, MIN_MICROS
     for index, timestamp in enumerate(timestamps):
         running = max(running, timestamp)
         if (index + 1) % every == 0 and watermark_for_max(running, strategy) > current:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from panes.windowing.timers import EVENT_TIME
 
@@ -29,7 +29,7 @@ class Node:
     """One trigger in the compiled tree: its machine, children and pre-order index range."""
 
     index: int
-    machine: "Machine"
+    machine: Machine
     children: tuple
     end: int  # first index after this subtree
 
@@ -50,7 +50,7 @@ class TriggerContext:
     timers: Any  # the key's TimerQueue
     merging: tuple = ()
     element: Any = None
-    timestamp: Optional[int] = None
+    timestamp: int | None = None
 
     def set_timer(self, time: int, domain: str) -> None:
         self.timers.set(self.window, time, domain)
@@ -59,7 +59,7 @@ class TriggerContext:
         return self.event_time if domain == EVENT_TIME else self.processing_time
 
     def end_of_window_reached(self, domain: str = EVENT_TIME) -> bool:
-        return self.clock(domain) > self.window.max_timestamp()
+        return self.clock(domain) > self.window.max_timestamp_micros
 
 
 class Machine:
@@ -134,11 +134,12 @@ def reset_tree(node: Node, c: TriggerContext) -> None:
     node.machine.clear(node, c)
 
 
-def first_unfinished(node: Node, c: TriggerContext) -> Optional[Node]:
+def first_unfinished(node: Node, c: TriggerContext) -> Node | None:
     return next((child for child in node.children if not is_finished(child, c)), None)
 
 
 # Shorthands for invoking a child's machine.
+
 
 def element(node: Node, c: TriggerContext) -> None:
     node.machine.on_element(node, c)

@@ -7,8 +7,17 @@ it finishes; ``OrFinally`` finishes when its ``finally`` child fires."""
 from __future__ import annotations
 
 from panes.windowing.machines.base import (
-    Machine, clear, element, fire, first_unfinished, is_finished, merge, quiet_together, ready,
-    reset_tree, set_finished,
+    Machine,
+    clear,
+    element,
+    fire,
+    first_unfinished,
+    is_finished,
+    merge,
+    quiet_together,
+    ready,
+    reset_tree,
+    set_finished,
 )
 
 

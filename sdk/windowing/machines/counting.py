@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from panes.windowing.machines.base import (
-    Machine, finished_in_any_merging, merging_values, set_finished,
+    Machine,
+    finished_in_any_merging,
+    merging_values,
+    set_finished,
 )
 
 

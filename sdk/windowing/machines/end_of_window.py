@@ -7,8 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from panes.windowing.machines.base import (
-    ALWAYS_QUIET, NOT_QUIET, Machine, clear, element, finished_in_all_merging, fire, is_finished,
-    merge, ready, reset_tree, set_finished,
+    ALWAYS_QUIET,
+    NOT_QUIET,
+    Machine,
+    clear,
+    element,
+    finished_in_all_merging,
+    fire,
+    is_finished,
+    merge,
+    ready,
+    reset_tree,
+    set_finished,
 )
 from panes.windowing.timers import EVENT_TIME
 
@@ -17,7 +27,7 @@ EARLY, LATE = 0, 1
 
 def _wake_at_end_of_window(c, domain: str) -> None:
     if not c.end_of_window_reached(domain):
-        c.set_timer(c.window.max_timestamp(), domain)
+        c.set_timer(c.window.max_timestamp_micros, domain)
 
 
 def _quiet_until_end_of_window(c, domain: str) -> tuple:

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from panes.windowing.machines.base import (
-    ALWAYS_QUIET, NOT_QUIET, Machine, is_finished, merging_values, set_finished,
+    ALWAYS_QUIET,
+    NOT_QUIET,
+    Machine,
+    is_finished,
+    merging_values,
+    set_finished,
 )
 from panes.windowing.timers import EVENT_TIME
 

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from panes.timestamp import MAX_TIMESTAMP
+from panes.timestamp import MAX_MICROS
 from panes.windowing.machines.base import Machine, merging_values
 from panes.windowing.timers import EVENT_TIME
 
@@ -29,7 +29,7 @@ class ContinuousMachine(Machine):
     interval: int
 
     def _limit(self, c) -> int:
-        return c.window.max_timestamp() if self.domain == EVENT_TIME else MAX_TIMESTAMP
+        return c.window.max_timestamp_micros if self.domain == EVENT_TIME else MAX_MICROS
 
     def _next_boundary(self, after: int) -> int:
         return after - after % self.interval + self.interval
@@ -42,7 +42,7 @@ class ContinuousMachine(Machine):
             state.late = True
             return
         if self.domain == EVENT_TIME:
-            c.set_timer(c.window.max_timestamp(), EVENT_TIME)
+            c.set_timer(c.window.max_timestamp_micros, EVENT_TIME)
         if state is None:
             start = c.timestamp if self.domain == EVENT_TIME else c.processing_time
             next_fire = min(self._next_boundary(start), self._limit(c))
@@ -53,12 +53,11 @@ class ContinuousMachine(Machine):
         states = merging_values(node, c)
         if not states:
             return
-        merged = _Continuous(min(s.next_fire for s in states),
-                             late=any(s.late for s in states))
+        merged = _Continuous(min(s.next_fire for s in states), late=any(s.late for s in states))
         c.state.values[node.index] = merged
         c.set_timer(merged.next_fire, self.domain)
         if self.domain == EVENT_TIME and not c.end_of_window_reached():
-            c.set_timer(c.window.max_timestamp(), EVENT_TIME)
+            c.set_timer(c.window.max_timestamp_micros, EVENT_TIME)
 
     def _periodic_due(self, state, c) -> bool:
         return state.next_fire < self._limit(c) and c.clock(self.domain) > state.next_fire

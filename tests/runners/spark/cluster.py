@@ -42,28 +42,53 @@ class StandaloneCluster:
         self.work_dir, self.cores, self.memory = Path(work_dir), cores, memory
         self.port = free_port()
         self.url = f"spark://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "PYSPARK_PYTHON": sys.executable,
-                    "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_WORKER_DIR": str(self.work_dir),
-                    "PYTHONPATH": os.pathsep.join(filter(None, [
-                        str(Path(__file__).parent), *sys.path]))}
+        self.env = {
+            **os.environ,
+            "SPARK_HOME": str(SPARK_HOME),
+            "PYSPARK_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "SPARK_WORKER_DIR": str(self.work_dir),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parent), *sys.path])),
+        }
         self.processes: list = []
 
     def _spark_class(self, *args) -> subprocess.Popen:
-        process = subprocess.Popen([str(SPARK_HOME / "bin" / "spark-class"), *args],
-                                   env=self.env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            [str(SPARK_HOME / "bin" / "spark-class"), *args],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         self.processes.append(process)
         return process
 
-    def __enter__(self) -> "StandaloneCluster":
+    def __enter__(self) -> StandaloneCluster:
         self.work_dir.mkdir(parents=True, exist_ok=True)
-        self._spark_class("org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                          "--port", str(self.port), "--webui-port", str(free_port()))
+        self._spark_class(
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--webui-port",
+            str(free_port()),
+        )
         _wait_for_port(self.port)
         self.worker = self._spark_class(
-            "org.apache.spark.deploy.worker.Worker", self.url, "--host", "127.0.0.1",
-            "--cores", str(self.cores), "--memory", self.memory,
-            "--webui-port", str(free_port()), "--work-dir", str(self.work_dir))
+            "org.apache.spark.deploy.worker.Worker",
+            self.url,
+            "--host",
+            "127.0.0.1",
+            "--cores",
+            str(self.cores),
+            "--memory",
+            self.memory,
+            "--webui-port",
+            str(free_port()),
+            "--work-dir",
+            str(self.work_dir),
+        )
         return self
 
     def __exit__(self, *exc) -> None:
@@ -82,8 +107,13 @@ class StandaloneCluster:
 
     def run_python(self, *args, timeout: float = 600) -> subprocess.CompletedProcess:
         """Runs ``python args...`` (a driver program) in the cluster's environment."""
-        return subprocess.run([sys.executable, *map(str, args)], env=self.env,
-                              capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            [sys.executable, *map(str, args)],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def run_driver(self, script: Path, *args, timeout: float = 600) -> subprocess.CompletedProcess:
         """Runs ``python script <master url> args...``."""

@@ -1,7 +1,6 @@
 """A standalone cluster shared by the cluster tests of a test run (started once, slow)."""
 
 import pytest
-
 from cluster import StandaloneCluster
 
 

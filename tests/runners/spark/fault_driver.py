@@ -66,21 +66,39 @@ def keyed_counts(p, work: Path, before_shuffle, after_shuffle):
     """Sums and counts of the input's numbers per key, counting each number (``seen``) and
     each key (``grouped``); ``before_shuffle`` and ``after_shuffle`` inject faults."""
     lines = p | "Read" >> beam.io.ReadFromText(str(work / "in" / "*.txt"))
-    keyed = (lines | "Seen" >> beam.ParDo(Count("seen")) | "Before" >> before_shuffle
-             | "Key" >> beam.Map(lambda line: (int(line) % KEYS, int(line))))
-    return (keyed | beam.GroupByKey() | "After" >> after_shuffle
-            | "Grouped" >> beam.ParDo(Count("grouped"))
-            | "Format" >> beam.MapTuple(lambda key, values: f"{key} {sum(values)} {len(values)}"))
+    keyed = (
+        lines
+        | "Seen" >> beam.ParDo(Count("seen"))
+        | "Before" >> before_shuffle
+        | "Key" >> beam.Map(lambda line: (int(line) % KEYS, int(line)))
+    )
+    return (
+        keyed
+        | beam.GroupByKey()
+        | "After" >> after_shuffle
+        | "Grouped" >> beam.ParDo(Count("grouped"))
+        | "Format" >> beam.MapTuple(lambda key, values: f"{key} {sum(values)} {len(values)}")
+    )
 
 
 def run(master: str, scenario: str, work: Path, *args) -> None:
-    options = {"spark_master": master, "spark_partitions": 4,
-               "spark_conf": {"spark.executor.cores": "1", "spark.executor.memory": "512m",
-                              "spark.task.maxFailures": "4"}}
+    options = {
+        "spark_master": master,
+        "spark_partitions": 4,
+        "spark_conf": {
+            "spark.executor.cores": "1",
+            "spark.executor.memory": "512m",
+            "spark.task.maxFailures": "4",
+        },
+    }
     p = beam.Pipeline(runner="spark", options=options)
     if scenario == "faults":
-        out = keyed_counts(p, work, beam.ParDo(CrashFirstAttempt()),
-                           beam.ParDo(KillExecutorOnce(str(work / "killed"))))
+        out = keyed_counts(
+            p,
+            work,
+            beam.ParDo(CrashFirstAttempt()),
+            beam.ParDo(KillExecutorOnce(str(work / "killed"))),
+        )
     elif scenario == "commit":
         out = _commit_run(p, work, args[0], args[2])
     else:
@@ -88,8 +106,14 @@ def run(master: str, scenario: str, work: Path, *args) -> None:
     shards = int(args[1]) if scenario == "commit" else 3
     out | beam.io.WriteToText(str(work / "out" / "counts"), num_shards=shards)
     result = p.run()
-    print(json.dumps({"seen": result.metrics().counter("seen"),
-                      "grouped": result.metrics().counter("grouped")}))
+    print(
+        json.dumps(
+            {
+                "seen": result.metrics().counter("seen"),
+                "grouped": result.metrics().counter("grouped"),
+            }
+        )
+    )
 
 
 def _commit_run(p, work: Path, tag: str, kill_at: str):
@@ -111,6 +135,7 @@ def _commit_run(p, work: Path, tag: str, kill_at: str):
             for items in zip(*lists):
                 original(self, *([item] for item in items))
                 step()
+
         return each
 
     HadoopFileSystems.delete = one_at_a_time(HadoopFileSystems.delete)
@@ -124,6 +149,7 @@ def _commit_run(p, work: Path, tag: str, kill_at: str):
         def closed():
             close()
             step()
+
         stream.close = closed
         return stream
 

@@ -9,17 +9,43 @@ import panes as beam
 from panes.evictor import CountEvictor
 from panes.runners.spark import SparkRunner
 from panes.testing import TestStream, materialize
-from panes.trigger import (AccumulationMode, AfterAny, AfterCount, AfterProcessingTime,
-                           AfterWatermark, ContinuousEventTimeTrigger, CountTrigger, Repeatedly)
-from panes.window import (CountWindows, FixedWindows, GlobalWindows, Sessions, SlidingWindows,
-                          TimestampCombiner, TimestampedValue)
+from panes.trigger import (
+    AccumulationMode,
+    AfterAny,
+    AfterCount,
+    AfterProcessingTime,
+    AfterWatermark,
+    ContinuousEventTimeTrigger,
+    CountTrigger,
+    Repeatedly,
+)
+from panes.window import (
+    CountWindows,
+    FixedWindows,
+    GlobalWindows,
+    Sessions,
+    SlidingWindows,
+    TimestampCombiner,
+    TimestampedValue,
+)
 
-WINDOW_FNS = [FixedWindows(4), SlidingWindows(6, 2), Sessions(3), GlobalWindows(),
-              FixedWindows(5, offset=2), CountWindows(3), CountWindows(4, 2)]
-TRIGGERS = [None, AfterWatermark(early=AfterCount(2)),
-            AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
-            Repeatedly(AfterAny(AfterCount(3), AfterProcessingTime(5))),
-            CountTrigger(2), ContinuousEventTimeTrigger(3)]
+WINDOW_FNS = [
+    FixedWindows(4),
+    SlidingWindows(6, 2),
+    Sessions(3),
+    GlobalWindows(),
+    FixedWindows(5, offset=2),
+    CountWindows(3),
+    CountWindows(4, 2),
+]
+TRIGGERS = [
+    None,
+    AfterWatermark(early=AfterCount(2)),
+    AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
+    Repeatedly(AfterAny(AfterCount(3), AfterProcessingTime(5))),
+    CountTrigger(2),
+    ContinuousEventTimeTrigger(3),
+]
 
 
 @st.composite
@@ -28,8 +54,13 @@ def event_logs(draw):
     for _ in range(draw(st.integers(1, 6))):
         kind = draw(st.sampled_from(["elements", "elements", "watermark", "clock"]))
         if kind == "elements":
-            bundle = draw(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 9),
-                                             st.integers(0, 30)), min_size=1, max_size=6))
+            bundle = draw(
+                st.lists(
+                    st.tuples(st.sampled_from("abc"), st.integers(0, 9), st.integers(0, 30)),
+                    min_size=1,
+                    max_size=6,
+                )
+            )
             stream = stream.add_elements([TimestampedValue((k, v), t) for k, v, t in bundle])
         elif kind == "watermark":
             watermark += draw(st.integers(1, 12))
@@ -56,24 +87,39 @@ def pipelines(draw):
 
 def _run(spec, runner):
     p = beam.Pipeline(runner=runner, options={"allow_unsafe_triggers": True})
-    windowed = p | spec["stream"] | beam.WindowInto(
-        spec["window_fn"], trigger=spec["trigger"], accumulation_mode=spec["accumulation"],
-        allowed_lateness=spec["lateness"], timestamp_combiner=spec["combiner"],
-        evictor=spec["evictor"])
+    windowed = (
+        p
+        | spec["stream"]
+        | beam.WindowInto(
+            spec["window_fn"],
+            trigger=spec["trigger"],
+            accumulation_mode=spec["accumulation"],
+            allowed_lateness=spec["lateness"],
+            timestamp_combiner=spec["combiner"],
+            evictor=spec["evictor"],
+        )
+    )
     grouped = windowed | beam.CombinePerKey(sum).with_late_output("late")
     outputs = [materialize(grouped.main, "Main"), materialize(grouped.late, "Late")]
     if spec["second_stage"]:
-        totals = (grouped.main | "Rekey" >> beam.Map(lambda kv: ("all", kv[1]))
-                  | "Again" >> beam.WindowInto(FixedWindows(10), trigger=CountTrigger(2))
-                  | "Total" >> beam.CombinePerKey(sum))
+        totals = (
+            grouped.main
+            | "Rekey" >> beam.Map(lambda kv: ("all", kv[1]))
+            | "Again" >> beam.WindowInto(FixedWindows(10), trigger=CountTrigger(2))
+            | "Total" >> beam.CombinePerKey(sum)
+        )
         outputs.append(materialize(totals, "Totals"))
     result = p.run()
     return [sorted(map(repr, handle.windowed_values)) for handle in outputs], [
-        result.metrics().counter(name) for name in ("dropped_late", "dropped_closed", "purged_unfired")]
+        result.metrics().counter(name)
+        for name in ("dropped_late", "dropped_closed", "purged_unfired")
+    ]
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(spec=pipelines())
 def test_spark_matches_direct_on_random_pipelines(spark, spec):
     assert _run(spec, SparkRunner(partitions=spec["partitions"])) == _run(spec, "direct")

@@ -31,8 +31,11 @@ def input_files(work):
 
 
 def written(work) -> dict:
-    return {path.name: path.read_text().splitlines()
-            for path in sorted((work / "out").glob("counts*")) if not path.name.startswith(".")}
+    return {
+        path.name: path.read_text().splitlines()
+        for path in sorted((work / "out").glob("counts*"))
+        if not path.name.startswith(".")
+    }
 
 
 def run(cluster, work, scenario, *args) -> dict:
@@ -67,22 +70,24 @@ def shards_by_run(work) -> dict:
 def complete(work, tag, shards) -> bool:
     files = written(work)
     names = [f"counts-{i:05d}-of-{shards:05d}" for i in range(shards)]
-    return (sorted(files) == names + ["counts.SUCCESS"]
-            and sorted(line for name in names for line in files[name])
-            == sorted(f"{tag} {i}" for i in range(60)))
+    return sorted(files) == names + ["counts.SUCCESS"] and sorted(
+        line for name in names for line in files[name]
+    ) == sorted(f"{tag} {i}" for i in range(60))
 
 
 def write_directly(work, tag, shards):
     """A complete output of a run ``tag``, written by the direct runner (same commit)."""
     p = beam.Pipeline()
-    (p | beam.Create([f"{tag} {i}" for i in range(60)])
-     | beam.io.WriteToText(str(work / "out" / "counts"), num_shards=shards))
+    (
+        p
+        | beam.Create([f"{tag} {i}" for i in range(60)])
+        | beam.io.WriteToText(str(work / "out" / "counts"), num_shards=shards)
+    )
     p.run()
     assert complete(work, tag, shards)
 
 
-def test_a_driver_killed_amid_a_commit_never_mixes_two_runs_and_a_rerun_restores(cluster,
-                                                                                 tmp_path):
+def test_a_driver_killed_amid_a_commit_never_mixes_two_runs_and_a_rerun_restores(cluster, tmp_path):
     # The commit's file operations: 1 delete the old marker, 2-5 delete the 4 old shards, 6-7
     # rename the 2 new ones, 8 write the marker, 9 remove the temporary directory. The
     # driver kills itself amid the deletes and amid the renames, over a complete old output.

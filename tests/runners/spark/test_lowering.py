@@ -18,7 +18,7 @@ from panes.testing import materialize
 from panes.transforms.combiners import CountFn, MeanFn
 from panes.trigger import AfterCount, AfterWatermark
 from panes.watermark import WatermarkStrategy
-from panes.window import FixedWindows, Sessions, SlidingWindows, TimestampCombiner
+from panes.window import FixedWindows, IntervalWindow, Sessions, SlidingWindows, TimestampCombiner
 
 SCHEMA = pa.schema([("key", pa.string()), ("value", pa.int64()), ("seconds", pa.float64())])
 
@@ -168,9 +168,9 @@ def test_session_gaps_of_exactly_the_gap_split_as_in_beam(spark, tmp_path, monke
         [{"key": "a", "value": 1, "seconds": t} for t in (0, 5, 9.999999, 20, 25.000001)]), path)
     build = aggregation(beam.io.ReadFromParquet(path), Sessions(5), CountFn())
     lowered, values = records_of("spark", build, monkeypatch)
-    assert [(wv.windows[0].start, wv.windows[0].end, wv.value["out"]) for wv in values] == [
-        (0, 5_000_000, 1), (5_000_000, 14_999_999, 2), (20_000_000, 25_000_000, 1),
-        (25_000_001, 30_000_001, 1)]
+    assert [(wv.windows[0], wv.value["out"]) for wv in values] == [
+        (IntervalWindow(0, 5), 1), (IntervalWindow(5, 14.999999), 2), (IntervalWindow(20, 25), 1),
+        (IntervalWindow(25.000001, 30.000001), 1)]
     assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
 
 

@@ -38,21 +38,24 @@ p.run()
 def run_driver(tmp_path, *args):
     script = tmp_path / "driver.py"
     script.write_text(DRIVER)
-    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=600
+    )
 
 
 def test_default_session_retries_a_failed_task_and_shows_only_the_users_error(tmp_path):
     done = run_driver(tmp_path)
     assert "counted [100]" in done.stdout  # the crashed task ran again
     assert done.returncode == 1
-    error = done.stderr[done.stderr.index("Traceback"):]
+    error = done.stderr[done.stderr.index("Traceback") :]
     last = error.strip().splitlines()[-1]
-    assert last.startswith("panes.errors.UserCodeError: ZeroDivisionError in transform 'Invert' "
-                           "while processing element 0 at ")
+    assert last.startswith(
+        "panes.errors.UserCodeError: ZeroDivisionError in transform 'Invert' "
+        "while processing element 0 at "
+    )
     line = DRIVER.splitlines().index("    return 1 / x") + 1
     assert f"{tmp_path / 'driver.py'}:{line} in invert: division by zero" in last
-    before = done.stderr[:done.stderr.index("Traceback")]
+    before = done.stderr[: done.stderr.index("Traceback")]
     for noise in ("log4j", "Setting default log level", "NativeCodeLoader", "@@panes", "\tat "):
         assert noise not in done.stderr, noise
     # One line per failed attempt, from the executor and the scheduler, and Java's own note.
@@ -78,11 +81,20 @@ def test_under_spark_submit_its_master_holds(tmp_path):
         "p = beam.Pipeline(runner='spark')\n"
         "out = materialize(p | beam.Create([1, 2, 3]) | beam.Map(lambda x: x * 2))\n"
         "p.run()\n"
-        "print(SparkSession.getActiveSession().sparkContext.master, sorted(out.values))\n")
+        "print(SparkSession.getActiveSession().sparkContext.master, sorted(out.values))\n"
+    )
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    env = {**__import__("os").environ, "PYSPARK_PYTHON": sys.executable,
-           "PYSPARK_DRIVER_PYTHON": sys.executable}
-    done = subprocess.run([str(submit), "--master", "local[1]", str(script)], env=env,
-                          capture_output=True, text=True, timeout=600)
+    env = {
+        **__import__("os").environ,
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    }
+    done = subprocess.run(
+        [str(submit), "--master", "local[1]", str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "local[1] [2, 4, 6]"

@@ -8,13 +8,13 @@ import pytest
 
 import panes as beam
 from panes.errors import RunnerError, UserCodeError
-from panes.metrics import MetricsContainer, MetricName
-from panes.testing import materialize
-from panes.trigger import AfterCount, AfterWatermark, AccumulationMode
-from panes.watermark import WatermarkStrategy
-from panes.window import FixedWindows
+from panes.metrics import MetricName, MetricsContainer
 from panes.runners.spark.metrics import committed, partition_metrics, report
 from panes.runners.spark.side_inputs import LIMIT_SETTING
+from panes.testing import materialize
+from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
+from panes.watermark import WatermarkStrategy
+from panes.window import FixedWindows
 
 
 @pytest.fixture
@@ -56,15 +56,22 @@ def read_and_group(runner, pattern, watermark):
     p = beam.Pipeline(runner=runner)
     read = beam.io.ReadFromText(pattern, skip_header_lines=1)
     if watermark:
-        read = read.with_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(20),
-                                    timestamp_fn=lambda line: int(line.split(",")[0]))
+        read = read.with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(20),
+            timestamp_fn=lambda line: int(line.split(",")[0]),
+        )
     lines = p | read
-    sums = (lines | beam.Map(lambda line: (line.split(",")[1], int(line.split(",")[0])))
-            | beam.WindowInto(FixedWindows(30), trigger=AfterWatermark(early=AfterCount(2),
-                                                                       late=AfterCount(1)),
-                              accumulation_mode=AccumulationMode.ACCUMULATING,
-                              allowed_lateness=40)
-            | beam.CombinePerKey(sum))
+    sums = (
+        lines
+        | beam.Map(lambda line: (line.split(",")[1], int(line.split(",")[0])))
+        | beam.WindowInto(
+            FixedWindows(30),
+            trigger=AfterWatermark(early=AfterCount(2), late=AfterCount(1)),
+            accumulation_mode=AccumulationMode.ACCUMULATING,
+            allowed_lateness=40,
+        )
+        | beam.CombinePerKey(sum)
+    )
     handles = [materialize(lines), materialize(sums)]
     p.run()
     return [(h.steps, [repr(wv) for wv in h.windowed_values]) for h in handles]
@@ -72,14 +79,17 @@ def read_and_group(runner, pattern, watermark):
 
 @pytest.mark.parametrize("watermark", [False, True], ids=["batch", "record at a time"])
 def test_split_and_packed_files_give_the_direct_runners_records_and_panes(
-        spark, small_splits, files, watermark):
+    spark, small_splits, files, watermark
+):
     on_spark, local = files
-    assert read_and_group("spark", on_spark, watermark) == read_and_group("direct", local,
-                                                                          watermark)
+    assert read_and_group("spark", on_spark, watermark) == read_and_group(
+        "direct", local, watermark
+    )
 
 
-def test_an_undecodable_line_read_by_spark_names_its_file_and_split(spark, small_splits,
-                                                                    hadoop_scheme, tmp_path):
+def test_an_undecodable_line_read_by_spark_names_its_file_and_split(
+    spark, small_splits, hadoop_scheme, tmp_path
+):
     lines = [f"line {i}".encode() for i in range(40)]
     lines[30] = b"caf\xe9"
     (tmp_path / "latin1.txt").write_bytes(b"\n".join(lines) + b"\n")
@@ -87,8 +97,11 @@ def test_an_undecodable_line_read_by_spark_names_its_file_and_split(spark, small
     p | "ReadLogs" >> beam.io.ReadFromText(hadoop_scheme(tmp_path / "latin1.txt"))
     with pytest.raises(UserCodeError, match="ReadLogs") as caught:
         p.run()
-    assert re.search(r"panesfs://cluster\S*/latin1.txt, line \d+ of the split at byte \d+ is "
-                     r"not UTF-8", str(caught.value)), str(caught.value)
+    assert re.search(
+        r"panesfs://cluster\S*/latin1.txt, line \d+ of the split at byte \d+ is "
+        r"not UTF-8",
+        str(caught.value),
+    ), str(caught.value)
 
 
 def test_without_a_shard_count_a_shard_per_partition(spark, tmp_path):
@@ -110,8 +123,11 @@ def test_a_side_input_above_the_limit_is_refused_before_it_is_collected(spark):
             p.run()
         p = beam.Pipeline(runner="spark")
         small = p | "Small" >> beam.Create(range(10))
-        out = materialize(p | beam.Create([1]) | "Use" >> beam.Map(
-            lambda x, side: sum(side), beam.pvalue.AsList(small)))
+        out = materialize(
+            p
+            | beam.Create([1])
+            | "Use" >> beam.Map(lambda x, side: sum(side), beam.pvalue.AsList(small))
+        )
         p.run()
         assert out.values == [45]
     finally:

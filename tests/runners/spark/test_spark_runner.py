@@ -191,7 +191,8 @@ def _through_groupings(runner, make):
                materialize(early | "Replayed" >> beam.CombinePerKey(
                    lambda boxes: make(max((b.n for b in boxes), default=0))))]
     p.run()
-    return [sorted(repr((wv.value[0], getattr(wv.value[1], "n", wv.value[1]), wv.windows, wv.pane))
+    return [sorted(repr((wv.value[0], getattr(wv.value[1], "n", wv.value[1]), wv.windows,
+                         wv.pane_info))
                    for wv in h.windowed_values) for h in handles]
 
 

@@ -61,8 +61,7 @@ def test_pipeline_runs_unchanged_on_a_standalone_cluster(cluster, tmp_path):
     assert done.stdout.startswith("ok")
 
 
-def test_executors_read_and_write_uris_of_any_hadoop_scheme_and_relative_paths(cluster,
-                                                                               tmp_path):
+def test_executors_read_and_write_uris_of_any_hadoop_scheme_and_relative_paths(cluster, tmp_path):
     (tmp_path / "in").mkdir()
     for name, words in (("a", ["x", "yy"]), ("b", ["zzz"])):
         (tmp_path / "in" / f"{name}.txt").write_text("header\n" + "".join(w + "\n" for w in words))
@@ -71,10 +70,12 @@ def test_executors_read_and_write_uris_of_any_hadoop_scheme_and_relative_paths(c
     done = cluster.run_driver(script, tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     out = sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith("."))
-    assert out == ["words-00000-of-00002.parquet", "words-00001-of-00002.parquet",
-                   "words.SUCCESS"]
-    upper = [line for shard in sorted((tmp_path / "relative").glob("upper-*.txt"))
-             for line in shard.read_text().splitlines()]
+    assert out == ["words-00000-of-00002.parquet", "words-00001-of-00002.parquet", "words.SUCCESS"]
+    upper = [
+        line
+        for shard in sorted((tmp_path / "relative").glob("upper-*.txt"))
+        for line in shard.read_text().splitlines()
+    ]
     assert sorted(upper) == ["X", "YY", "ZZZ"]  # a shard per partition, as Spark packed them
     assert (tmp_path / "relative" / "words-00000-of-00001").read_text() == "x\nyy\nzzz\n"
 
@@ -97,8 +98,16 @@ def test_the_production_example_runs_against_the_cluster(cluster, tmp_path, monk
         text = "\n".join(lines).encode()
         (tmp_path / "logs" / f"{part}.json.gz").write_bytes(gzip.compress(text))
     done = cluster.run_python(
-        examples / "hourly_sessions.py", "--runner", "spark", "--spark_master", cluster.url,
-        "--input", tmp_path / "logs" / "*.gz", "--output", tmp_path / "out" / "sessions")
+        examples / "hourly_sessions.py",
+        "--runner",
+        "spark",
+        "--spark_master",
+        cluster.url,
+        "--input",
+        tmp_path / "logs" / "*.gz",
+        "--output",
+        tmp_path / "out" / "sessions",
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     table = pq.read_table([str(p) for p in sorted((tmp_path / "out").glob("sessions-*.parquet"))])
     assert sorted(tuple(row.values()) for row in table.to_pylist()) == expected_sessions(logs)
