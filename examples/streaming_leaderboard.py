@@ -39,7 +39,7 @@ def team_score(line: str):
 class DescribePane(beam.DoFn):
     def process(self, team_total, window=beam.DoFn.WindowParam, pane=beam.DoFn.PaneInfoParam):
         team, total = team_total
-        start, end = window.start // 1_000_000, window.end // 1_000_000
+        start, end = int(window.start), int(window.end)
         yield f"{team} [{start},{end}) {pane.timing.value} {pane.index} {total}"
 
 

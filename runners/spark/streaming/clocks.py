@@ -25,7 +25,7 @@ import math
 from panes.runners.eventlog import END_STEP
 from panes.runners.replay import _bundle_position, _Clock, _clock_position, _watermark_position
 from panes.runners.spark.streaming.key_state import EVENT_TIME, PROCESSING_TIME
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 
 MICROS_PER_MILLI = 1000
 
@@ -102,7 +102,7 @@ class BatchClocks:
     def now(timer_values) -> tuple:
         """``(watermark, processing time)`` of the micro-batch, in microseconds."""
         watermark_ms = timer_values.getCurrentWatermarkInMs()
-        watermark = watermark_ms * MICROS_PER_MILLI if watermark_ms > 0 else MIN_TIMESTAMP
+        watermark = watermark_ms * MICROS_PER_MILLI if watermark_ms > 0 else MIN_MICROS
         return watermark, timer_values.getCurrentProcessingTimeInMs() * MICROS_PER_MILLI
 
     def step(self, timer_values) -> int:
@@ -190,7 +190,7 @@ class BatchTimeline:
 
 def _after(events: list, step: int) -> int:
     """The time of the last of ``events`` (step-ordered) at or before ``step``."""
-    time = MIN_TIMESTAMP
+    time = MIN_MICROS
     for event in events:
         if event.step > step:
             break

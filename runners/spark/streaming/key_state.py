@@ -26,8 +26,8 @@ import pickle
 from pyspark import cloudpickle
 
 from panes.ir.codec import lift
-from panes.timestamp import MIN_TIMESTAMP
-from panes.window import WindowedValue
+from panes.timestamp import MIN_MICROS
+from panes.window import windowed_value
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.engine import LATE, MAIN, Counters, WindowingEngine
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
@@ -49,8 +49,8 @@ class Grouping:
                        CombineFnAggregation(lift(node.payload["combine_fn"]), node.id))
         return cls(strategy, aggregation)
 
-    def new_key(self, key, counters: Counters, watermark: int = MIN_TIMESTAMP,
-                processing_time: int = MIN_TIMESTAMP) -> Key:
+    def new_key(self, key, counters: Counters, watermark: int = MIN_MICROS,
+                processing_time: int = MIN_MICROS) -> Key:
         """A key seen for the first time (or again after its state emptied), its clocks at the
         grouping's; what its steps drop is counted in ``counters``."""
         return Key(self.engine, self.engine.new_state(key, watermark, processing_time), counters)
@@ -74,7 +74,7 @@ class Key:
         ``(position, value, timestamp, windows, pane)`` records is processed, the watermark moves
         (the end of processing time last); returns the ``(tag, WindowedValue)``s emitted."""
         self.report = result = self.engine.step(
-            self.state, [WindowedValue(*record[1:]) for record in records], watermark,
+            self.state, [windowed_value(record[1:]) for record in records], watermark,
             processing_time)
         self.counters.add(result.counters)
         return result.outputs

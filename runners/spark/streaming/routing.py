@@ -15,7 +15,7 @@ from panes.ir.codec import lift
 from panes.runners.fusion import Chunk, ParDoStage, WindowStage
 from panes.runners.spark.positions import FINISH, flattened
 from panes.transforms.dofn_runner import DoFnRunner
-from panes.window import WindowedValue
+from panes.window import windowed_value
 
 GROUPINGS = ("group_by_key", "combine_per_key")
 
@@ -112,7 +112,7 @@ class _TaggedParDo:
             cell[1] = label
             by_tag: dict = {}
             for position, value, timestamp, windows, pane in zip(*chunk):
-                outputs = runner.process(WindowedValue(value, timestamp, windows, pane))
+                outputs = runner.process(windowed_value((value, timestamp, windows, pane)))
                 for index, (tag, out) in enumerate(outputs):
                     by_tag.setdefault(tag, ([], []))
                     by_tag[tag][0].append((*position, index))

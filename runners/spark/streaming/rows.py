@@ -111,6 +111,6 @@ def metrics_columns(container) -> dict:
 
 
 def _boxed(chunk):
-    from panes.window import WindowedValue
+    from panes.window import windowed_value
 
-    return map(WindowedValue, chunk.values, chunk.timestamps, chunk.windows, chunk.panes)
+    return map(windowed_value, zip(chunk.values, chunk.timestamps, chunk.windows, chunk.panes))

@@ -22,7 +22,7 @@ from panes.io.text import TextSource
 from panes.ir.codec import lift
 from panes.runners.fusion import Chunk
 from panes.runners.spark.dataframe import DataFrameSource, ReadFromDataFrame
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.transforms.source_element import source_values
 from panes.watermark import watermark_for_max
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
@@ -112,7 +112,7 @@ def _watermark_column(timestamps, strategy):
     if strategy is None:
         return None
     watermark = watermark_for_max(max(timestamps), strategy)
-    if watermark == MIN_TIMESTAMP:
+    if watermark == MIN_MICROS:
         return None
     return _EPOCH + datetime.timedelta(milliseconds=watermark // 1000)
 

@@ -43,7 +43,7 @@ class StaticInputs:
         for event in self.streams[node_id]:
             if isinstance(event, Bundle) and event.elements:
                 out.setdefault(tick(self.steps, event.step), []).extend(
-                    ((event.step, index), wv.value, wv.timestamp, wv.windows, wv.pane)
+                    ((event.step, index), wv.value, wv.timestamp_micros, wv.windows, wv.pane_info)
                     for index, wv in enumerate(event.elements))
         return out
 

@@ -26,7 +26,7 @@ from panes.runners.spark.positions import grouped
 from panes.runners.spark.streaming.key_state import LATE, MAIN, Grouping
 from panes.runners.spark.streaming.routing import GROUPINGS
 from panes.runners.spark.streaming.rows import IN
-from panes.timestamp import MIN_TIMESTAMP
+from panes.timestamp import MIN_MICROS
 from panes.window import window_order
 from panes.windowing.output_watermark import held_back
 
@@ -112,7 +112,7 @@ class Tail:
         time, its bundle, then the input watermark)."""
         label = node.id
         firsts = state.firsts.setdefault(label, {})
-        watermark_before, now_before = state.clocks.get(label, (MIN_TIMESTAMP, MIN_TIMESTAMP))
+        watermark_before, now_before = state.clocks.get(label, (MIN_MICROS, MIN_MICROS))
         by_key: dict = {}
         for record, (key, value) in zip(records, key_values(label, node.kind,
                                                              [r[1] for r in records])):
@@ -158,7 +158,7 @@ class Tail:
             return self.source_watermark(pcollection_id, step)
         producer = self.ir.nodes[self.ir.pcollections[pcollection_id].producer]
         if producer.id in self.groupings:
-            return state.watermarks.get(producer.id, MIN_TIMESTAMP)
+            return state.watermarks.get(producer.id, MIN_MICROS)
         if producer.id in self.first_ids:
             holds = [hold for hold, count in state.holds.get(producer.id, {}).items() if count > 0]
             return held_back(self.source_watermark(producer.inputs[0], step),

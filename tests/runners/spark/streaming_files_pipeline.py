@@ -19,7 +19,7 @@ from panes.window import FixedWindows
 class DescribePane(beam.DoFn):
     def process(self, kv, window=beam.DoFn.WindowParam, pane=beam.DoFn.PaneInfoParam):
         key, total = kv
-        yield f"{key} [{window.start // 1_000_000},{window.end // 1_000_000}) " \
+        yield f"{key} [{int(window.start)},{int(window.end)}) " \
               f"{pane.timing.value} {pane.index} {total}"
 
 
