@@ -17,7 +17,7 @@ class AppliedTransform:
 
     transform: object
     full_label: str
-    parent: "AppliedTransform | None"
+    parent: AppliedTransform | None
     inputs: tuple = ()
     outputs: dict = field(default_factory=dict)
     parts: list = field(default_factory=list)
@@ -43,11 +43,13 @@ class Pipeline:
         elif options is None:
             if argv is not None and not isinstance(argv, list):
                 raise PipelineConstructionError(
-                    f"argv must be a list of flags, got {type(argv).__name__}")
+                    f"argv must be a list of flags, got {type(argv).__name__}"
+                )
             options = PipelineOptions(argv or [])
         elif not isinstance(options, PipelineOptions):
             raise PipelineConstructionError(
-                f"options must be a PipelineOptions or a dict, got {type(options).__name__}")
+                f"options must be a PipelineOptions or a dict, got {type(options).__name__}"
+            )
         self.options = options
         if runner is None:
             runner = options.view_as(StandardOptions).runner or StandardOptions.DEFAULT_RUNNER
@@ -72,12 +74,14 @@ class Pipeline:
         if not isinstance(transform, PTransform):
             raise PipelineConstructionError(
                 f"expected a PTransform after '|', got {type(transform).__name__} {transform!r}; "
-                f"wrap functions as Map(fn) or ParDo(DoFn)")
+                f"wrap functions as Map(fn) or ParDo(DoFn)"
+            )
         parent = self._stack[-1]
         label = transform.label or transform.default_label()
         full_label = self._unique(f"{parent.full_label}/{label}".lstrip("/"))
-        if self.options.view_as(TypeOptions).pipeline_type_check \
-                and isinstance(pvalue, PCollection):
+        if self.options.view_as(TypeOptions).pipeline_type_check and isinstance(
+            pvalue, PCollection
+        ):
             check_input_type(transform, full_label, pvalue, transform.input_type_hint())
         self.applied_labels.add(full_label)
         applied = AppliedTransform(transform, full_label, parent, _as_inputs(pvalue))
@@ -99,7 +103,8 @@ class Pipeline:
             raise PipelineConstructionError(
                 f"a transform labelled '{full_label}' already exists in this pipeline; give each "
                 f"application a unique label, pcoll | 'Another label' >> transform, or pass "
-                f"--auto_unique_labels")
+                f"--auto_unique_labels"
+            )
         index = 2
         while f"{full_label}_{index}" in self.applied_labels:
             index += 1
@@ -129,8 +134,10 @@ class Pipeline:
         self.options.warn_unknown_flags()
         ir = self.to_ir()
         try:
-            validate(ir, allow_unsafe_triggers=bool(
-                self.options.view_as(TypeOptions).allow_unsafe_triggers))
+            validate(
+                ir,
+                allow_unsafe_triggers=bool(self.options.view_as(TypeOptions).allow_unsafe_triggers),
+            )
             runner = create_runner(self.runner)
             self.result = runner.run_pipeline(ir, self.options)
         finally:
@@ -144,7 +151,7 @@ class Pipeline:
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
-            self.run()
+            self.run().wait_until_finish()  # as Beam: a streaming pipeline runs until it ends
         return False
 
 
@@ -157,8 +164,11 @@ def _type_main_output(transform, inputs, outputs) -> None:
     if transform._output_type_hint is not None:
         main.element_type = transform._output_type_hint
     else:
-        main.infer_element_type(lambda: transform.infer_output_type(
-            union_of(pc.element_type or Any for pc in inputs) if inputs else None))
+        main.infer_element_type(
+            lambda: transform.infer_output_type(
+                union_of(pc.element_type or Any for pc in inputs) if inputs else None
+            )
+        )
 
 
 def _as_inputs(pvalue) -> tuple:
@@ -188,4 +198,5 @@ def _as_outputs(outputs, label) -> dict:
         return dict(outputs)
     raise PipelineConstructionError(
         f"transform '{label}' returned {type(outputs).__name__} from expand(); return a "
-        f"PCollection, a tuple/dict of PCollections, or None")
+        f"PCollection, a tuple/dict of PCollections, or None"
+    )

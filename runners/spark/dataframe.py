@@ -13,6 +13,7 @@ __all__ = ["ReadFromDataFrame", "dataframe_chunks"]
 def dataframe_chunks(plan, source, label: str):
     """The rows as dicts, in chunks ``((partition,), offset, rows)``, and that each
     partition's positions rise."""
+
     def chunks(partition, rows):
         rows = iter(rows)
         offset = 0

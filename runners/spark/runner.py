@@ -10,25 +10,25 @@ from __future__ import annotations
 
 from panes.errors import UserCodeError
 from panes.ir.codec import lift
+from panes.ir.io import CaptureSink
 from panes.metrics import MetricsContainer
 from panes.options.pipeline_options import PipelineOptions
-from panes.runners.runner import PipelineResult
-from panes.ir.io import CaptureSink
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
+from panes.runners.runner import PipelineResult
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock
 from panes.runners.spark.broadcast import Shared
 from panes.runners.spark.collection import Collection
-from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
 from panes.runners.spark.errors import surfaced_errors
 from panes.runners.spark.file_writes import FILE_SINKS, plan_file_write
 from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
-from panes.runners.spark.metrics import committed, partition_metrics
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
+from panes.runners.spark.metrics import committed, partition_metrics
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
 from panes.runners.spark.positions import by_position, flattened
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.session import get_session
+from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
 
 
 class Plan:
@@ -43,8 +43,9 @@ class Plan:
         self.captures: dict = {}
         self.metrics = MetricsContainer()
         self.metrics_accumulator = partition_metrics(self.sc)
-        self.sources = {node.id: driver_read(node) for node in ir.nodes.values()
-                        if node.kind in SOURCE_KINDS}
+        self.sources = {
+            node.id: driver_read(node) for node in ir.nodes.values() if node.kind in SOURCE_KINDS
+        }
         self.clock = ProcessingClock(ir, self.sources)
         self.clock_events = self.clock.events
         self._persisted: list = []
@@ -87,8 +88,10 @@ class Plan:
 
 
 def plan_flatten(node, inputs, plan):
-    rdds = [worker_output(c.rdd.map(lambda r, i=i: (flattened(r[0], i), r[1])))
-            for i, c in enumerate(inputs)]
+    rdds = [
+        worker_output(c.rdd.map(lambda r, i=i: (flattened(r[0], i), r[1])))
+        for i, c in enumerate(inputs)
+    ]
     steps = {c.step for c in inputs}
     step = steps.pop() if len(steps) == 1 else None
     rdd = plan.sc.union(rdds).setName(node.id) if rdds else plan.sc.emptyRDD()
@@ -116,27 +119,46 @@ def plan_write(node, inputs, plan):
 
 
 PLANNERS = {
-    "create": plan_source, "read": plan_source, "test_stream": plan_test_stream,
-    "par_do": plan_par_do, "assign_windows": plan_assign_windows,
-    "group_by_key": plan_group_by_key, "combine_per_key": plan_combine_per_key,
-    "flatten": plan_flatten, "write": plan_write, SQL_AGGREGATION: plan_sql_aggregation,
+    "create": plan_source,
+    "read": plan_source,
+    "test_stream": plan_test_stream,
+    "par_do": plan_par_do,
+    "assign_windows": plan_assign_windows,
+    "group_by_key": plan_group_by_key,
+    "combine_per_key": plan_combine_per_key,
+    "flatten": plan_flatten,
+    "write": plan_write,
+    SQL_AGGREGATION: plan_sql_aggregation,
 }
 
 
 class SparkRunner:
     """Runs pipelines on Spark; ``partitions`` overrides the parallelism and ``shuffle_seed``
-    permutes source elements across partitions (for determinism tests)."""
+    permutes source elements across partitions (for determinism tests);
+    ``steps_per_micro_batch``: under ``--streaming``, how many steps of an event log one
+    micro-batch delivers (outputs do not depend on it; tests vary it)."""
 
-    def __init__(self, partitions: int | None = None, shuffle_seed: int | None = None):
+    def __init__(
+        self,
+        partitions: int | None = None,
+        shuffle_seed: int | None = None,
+        steps_per_micro_batch: int = 1,
+    ):
         self.partitions = partitions
         self.shuffle_seed = shuffle_seed
+        self.steps_per_micro_batch = steps_per_micro_batch
 
     def run_pipeline(self, ir, options=None) -> PipelineResult:
         options = options if options is not None else PipelineOptions([])
+        if options.streaming:
+            from panes.runners.spark.streaming.runner import run_streaming
+
+            return run_streaming(ir, options, self.partitions, self.steps_per_micro_batch)
         session = get_session(options)
         ir, queries = lower_aggregations(ir, session)
-        plan = Plan(ir, session, self.partitions or options.spark_partitions,
-                    self.shuffle_seed, queries)
+        plan = Plan(
+            ir, session, self.partitions or options.spark_partitions, self.shuffle_seed, queries
+        )
         uses = _uses(ir)
         # The driver unpickles and holds collected results: many small objects, which the
         # cycle collector would rescan again and again.
@@ -146,8 +168,9 @@ class SparkRunner:
                     inputs = [plan.collections[pcollection] for pcollection in node.inputs]
                     outputs = PLANNERS[node.kind](node, inputs, plan)
                     for tag, pcollection in node.outputs.items():
-                        collection = plan.collections[pcollection] = (outputs.get(tag)
-                                                                      or _empty(plan))
+                        collection = plan.collections[pcollection] = outputs.get(tag) or _empty(
+                            plan
+                        )
                         if uses.get(pcollection, 0) > 1:
                             plan.persist(collection.rdd)
                 for pcollection, collection in plan.collections.items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 from panes.errors import PipelineConstructionError, RunnerError
 from panes.io.base import Read, Source
@@ -23,7 +24,7 @@ _keys = itertools.count()
 class DataFrameSource(Source):
     """The rows of ``dataframe`` as dicts, in partition order."""
 
-    dataframe: object  # a pyspark.sql.DataFrame
+    dataframe: Any  # a pyspark.sql.DataFrame
 
     def read_records(self):
         return (row.asDict(recursive=True) for row in self.dataframe.toLocalIterator())
@@ -31,11 +32,20 @@ class DataFrameSource(Source):
 
 def ReadFromDataFrame(dataframe, label=None) -> Read:  # noqa: N802 - Beam's naming
     """Reads the rows of a Spark DataFrame as dicts, in partition order."""
-    if not hasattr(dataframe, "rdd") or not hasattr(dataframe, "schema"):
+    if not _is_dataframe(dataframe):
         raise PipelineConstructionError(
             f"ReadFromDataFrame needs a pyspark.sql.DataFrame, got {type(dataframe).__name__}"
         )
     return Read(DataFrameSource(dataframe), label=label)
+
+
+def _is_dataframe(value) -> bool:
+    """Whether ``value`` is a Spark DataFrame (a streaming one has no ``.rdd`` to probe)."""
+    try:
+        from pyspark.sql import DataFrame
+    except ImportError:  # without pyspark, nothing is a DataFrame
+        return False
+    return isinstance(value, DataFrame)
 
 
 def register(source: DataFrameSource) -> ir.DataFrameSource:

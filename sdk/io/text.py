@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import Optional
 
 from panes.errors import PipelineConstructionError, UserCodeError, map_user_fn
 from panes.io.base import Read, Sink, Source, SourceError, Write
 from panes.io.commit import write_and_publish
+from panes.io.files import (
+    DEFAULT_SHARD_TEMPLATE,
+    match_files,
+    shard_names,
+    shard_pattern,
+    split_evenly,
+)
 from panes.io.filesystem import CompressionTypes
 from panes.io.filesystems import FileSystems
-from panes.io.files import (DEFAULT_SHARD_TEMPLATE, match_files, shard_names, shard_pattern,
-                            split_evenly)
 
 
 class UndecodableLine(SourceError, ValueError):
@@ -35,19 +39,26 @@ def decoded(lines: list, where) -> list:
                 line.decode("utf-8")
             except UnicodeDecodeError as error:
                 place = where(index)
-                raise UndecodableLine(place, f"{place} is not UTF-8 ({error.reason} at byte "
-                                             f"{error.start} of the line): re-encode the file "
-                                             f"as UTF-8") from None
+                raise UndecodableLine(
+                    place,
+                    f"{place} is not UTF-8 ({error.reason} at byte "
+                    f"{error.start} of the line): re-encode the file "
+                    f"as UTF-8",
+                ) from None
         raise
 
 
 def line_place(path: str, start: int, offset: int):
     """Where the ``index``-th of lines read from byte ``start`` of ``path``, after ``offset``
     others, is: ``where(index)``."""
+
     def where(index):
         line = offset + index + 1
-        return f"{path}, line {line}" if start == 0 else \
-            f"{path}, line {line} of the split at byte {start}"
+        return (
+            f"{path}, line {line}"
+            if start == 0
+            else f"{path}, line {line} of the split at byte {start}"
+        )
 
     return where
 
@@ -68,7 +79,7 @@ class TextSource(Source):
         for file in match_files(FileSystems, self.file_pattern):
             with FileSystems.open(file.path, compression_type=self.compression_type) as stream:
                 lines = stream.read().splitlines()
-            yield from decoded(lines, line_place(file.path, 0, 0))[self.skip_header_lines:]
+            yield from decoded(lines, line_place(file.path, 0, 0))[self.skip_header_lines :]
 
 
 @dataclass(frozen=True)
@@ -77,12 +88,11 @@ class TextSink(Sink):
     file_name_suffix: str = ""
     num_shards: int = 0
     shard_name_template: str = DEFAULT_SHARD_TEMPLATE
-    header: Optional[str] = None
+    header: str | None = None
     compression_type: str = CompressionTypes.AUTO
 
     def shard_regex(self):
-        return shard_pattern(self.file_path_prefix, self.file_name_suffix,
-                             self.shard_name_template)
+        return shard_pattern(self.file_path_prefix, self.file_name_suffix, self.shard_name_template)
 
     def compression(self) -> str:
         """The shards' compression: ``AUTO`` follows the file name suffix."""
@@ -102,14 +112,19 @@ class TextSink(Sink):
             renames = []
             for final, shard in zip(names, split_evenly(list(records), count)):
                 path = posixpath.join(temporary, posixpath.basename(final))
-                with FileSystems.create(path, compression_type=self.compression()) as out:
-                    out.write(self.header_bytes())
-                    if shard:
-                        out.write(encoded_lines(label, shard) + b"\n")
+                self.write_shard(path, shard, label)
                 renames.append((path, final))
             return renames
 
         return write_and_publish(FileSystems, prefix, self.shard_regex(), write)
+
+    def write_shard(self, path: str, records: list, label: str = "") -> None:
+        """One shard at ``path`` through ``FileSystems``: the header, then a line per record
+        (a streaming run writes one per micro-batch and partition)."""
+        with FileSystems.create(path, compression_type=self.compression()) as out:
+            out.write(self.header_bytes())
+            if records:
+                out.write(encoded_lines(label, records) + b"\n")
 
 
 def encoded_lines(label: str, values) -> bytes:
@@ -126,25 +141,41 @@ def encoded_lines(label: str, values) -> bytes:
         raise
 
 
-def ReadFromText(file_pattern: Optional[str], *, compression_type: str = CompressionTypes.AUTO,  # noqa: N802
-                 skip_header_lines: int = 0, label=None) -> Read:
+def ReadFromText(
+    file_pattern: str | None,
+    *,
+    compression_type: str = CompressionTypes.AUTO,  # noqa: N802
+    skip_header_lines: int = 0,
+    label=None,
+) -> Read:
     """Reads the lines of the files ``file_pattern`` matches (sorted by path), without their
     terminators; ``skip_header_lines`` of each file are skipped."""
     if not isinstance(file_pattern, str) or not file_pattern:
         raise PipelineConstructionError(
-            f"ReadFromText needs a file path or glob pattern, got {file_pattern!r}")
+            f"ReadFromText needs a file path or glob pattern, got {file_pattern!r}"
+        )
     _check_compression("ReadFromText", compression_type)
-    if isinstance(skip_header_lines, bool) or not isinstance(skip_header_lines, int) \
-            or skip_header_lines < 0:
+    if (
+        isinstance(skip_header_lines, bool)
+        or not isinstance(skip_header_lines, int)
+        or skip_header_lines < 0
+    ):
         raise PipelineConstructionError(
-            f"ReadFromText needs skip_header_lines >= 0, got {skip_header_lines!r}")
+            f"ReadFromText needs skip_header_lines >= 0, got {skip_header_lines!r}"
+        )
     return Read(TextSource(file_pattern, skip_header_lines, compression_type), label=label)
 
 
-def WriteToText(file_path_prefix: str, file_name_suffix: str = "", *,  # noqa: N802
-                num_shards: int = 0, shard_name_template: Optional[str] = None,
-                compression_type: str = CompressionTypes.AUTO, header: Optional[str] = None,
-                label=None) -> Write:
+def WriteToText(
+    file_path_prefix: str,
+    file_name_suffix: str = "",
+    *,  # noqa: N802
+    num_shards: int = 0,
+    shard_name_template: str | None = None,
+    compression_type: str = CompressionTypes.AUTO,
+    header: str | None = None,
+    label=None,
+) -> Write:
     """Writes each element as a line of files named like Beam's
     (``prefix-00000-of-00004suffix``): ``num_shards`` of them, or as many as the runner
     chooses with 0 (the direct runner one, Spark one per partition). The files appear only
@@ -152,8 +183,12 @@ def WriteToText(file_path_prefix: str, file_name_suffix: str = "", *,  # noqa: N
     _check_compression("WriteToText", compression_type)
     template = DEFAULT_SHARD_TEMPLATE if shard_name_template is None else shard_name_template
     num_shards = shard_count("WriteToText", num_shards, template)
-    return Write(TextSink(file_path_prefix, file_name_suffix, num_shards, template, header,
-                          compression_type), label=label)
+    return Write(
+        TextSink(
+            file_path_prefix, file_name_suffix, num_shards, template, header, compression_type
+        ),
+        label=label,
+    )
 
 
 def shard_count(transform: str, num_shards, template: str) -> int:
@@ -161,13 +196,15 @@ def shard_count(transform: str, num_shards, template: str) -> int:
     so the runner may not choose more."""
     if isinstance(num_shards, bool) or not isinstance(num_shards, int) or num_shards < 0:
         raise PipelineConstructionError(
-            f"{transform} needs num_shards >= 0 (0: the runner chooses), got {num_shards!r}")
+            f"{transform} needs num_shards >= 0 (0: the runner chooses), got {num_shards!r}"
+        )
     if "S" in template:
         return num_shards
     if num_shards > 1:
         raise PipelineConstructionError(
             f"{transform}: shard_name_template {template!r} has no shard index (SSSSS), so it "
-            f"names one file, but num_shards={num_shards}: add SSSSS or write one shard")
+            f"names one file, but num_shards={num_shards}: add SSSSS or write one shard"
+        )
     return 1
 
 
@@ -175,4 +212,5 @@ def _check_compression(transform: str, compression_type) -> None:
     if not CompressionTypes.is_valid_compression_type(compression_type):
         raise PipelineConstructionError(
             f"{transform}: unknown compression_type {compression_type!r}; use "
-            f"CompressionTypes.AUTO, GZIP, BZIP2, ZSTD or UNCOMPRESSED")
+            f"CompressionTypes.AUTO, GZIP, BZIP2, ZSTD or UNCOMPRESSED"
+        )

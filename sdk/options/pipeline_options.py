@@ -41,7 +41,8 @@ class _KeyValueAction(argparse.Action):
         if not equals:
             raise PipelineConstructionError(
                 f"{option_string} takes name=value, e.g. {option_string} "
-                f"spark.executor.memory=4g; got {values!r}")
+                f"spark.executor.memory=4g; got {values!r}"
+            )
         setattr(namespace, self.dest, {**(getattr(namespace, self.dest) or {}), name: value})
 
 
@@ -96,7 +97,8 @@ class PipelineOptions:
         if isinstance(flags, str):
             raise PipelineConstructionError(
                 f"PipelineOptions takes a list of flags, not the string {flags!r}: write "
-                f"PipelineOptions({flags.split()!r})")
+                f"PipelineOptions({flags.split()!r})"
+            )
         if isinstance(flags, dict):  # panes: a dict of option values
             kwargs, flags = {**flags, **kwargs}, []
         object.__setattr__(self, "_flags", list(sys.argv[1:] if flags is None else flags))
@@ -107,7 +109,8 @@ class PipelineOptions:
         if unknown:
             raise PipelineConstructionError(
                 f"unknown pipeline option(s) {unknown}{_closest(unknown[0], names)}; define "
-                f"your own options in a PipelineOptions subclass (_add_argparse_args)")
+                f"your own options in a PipelineOptions subclass (_add_argparse_args)"
+            )
         object.__setattr__(self, "_all_options", {**vars(values), **kwargs})
 
     @classmethod
@@ -115,7 +118,7 @@ class PipelineOptions:
         """Subclasses add their flags to ``parser`` (an ``argparse.ArgumentParser``)."""
 
     @classmethod
-    def from_dictionary(cls, options: dict) -> "PipelineOptions":
+    def from_dictionary(cls, options: dict) -> PipelineOptions:
         """Options from ``{name: value}``: True booleans become bare flags, lists repeat."""
         flags = []
         for name, value in options.items():
@@ -127,11 +130,12 @@ class PipelineOptions:
                 flags.append(f"--{name}={value}")
         return cls(flags)
 
-    def view_as(self, cls: type) -> "PipelineOptions":
+    def view_as(self, cls: type) -> PipelineOptions:
         """The same options seen as ``cls``; a change through any view changes them all."""
         if not (isinstance(cls, type) and issubclass(cls, PipelineOptions)):
             raise PipelineConstructionError(
-                f"view_as takes a PipelineOptions subclass, got {cls!r}")
+                f"view_as takes a PipelineOptions subclass, got {cls!r}"
+            )
         view = object.__new__(cls)
         object.__setattr__(view, "_flags", self._flags)
         object.__setattr__(view, "_all_options", self._all_options)
@@ -141,8 +145,9 @@ class PipelineOptions:
                 self._all_options.setdefault(name, value)
         return view
 
-    def get_all_options(self, drop_default=False, retain_unknown_options=False,
-                        current_only=False) -> dict:
+    def get_all_options(
+        self, drop_default=False, retain_unknown_options=False, current_only=False
+    ) -> dict:
         """Every option's value by name; ``retain_unknown_options`` adds unknown flags (as
         strings, or True for bare ones)."""
         classes = (type(self),) if current_only else _option_classes()
@@ -152,8 +157,9 @@ class PipelineOptions:
             if name in self._all_options:
                 result[name] = self._all_options[name]
         if drop_default:
-            result = {name: value for name, value in result.items()
-                      if value != parser.get_default(name)}
+            result = {
+                name: value for name, value in result.items() if value != parser.get_default(name)
+            }
         if retain_unknown_options:
             result.update(_unknown_values(self.unknown_flags()))
         return result
@@ -164,12 +170,16 @@ class PipelineOptions:
 
     def warn_unknown_flags(self) -> None:
         """Logs each unknown flag with the closest known option, as Beam does at run()."""
-        names = [flag for action in _parser_for(_option_classes())._actions
-                 for flag in action.option_strings]
+        names = [
+            flag
+            for action in _parser_for(_option_classes())._actions
+            for flag in action.option_strings
+        ]
         for flag in self.unknown_flags():
             if flag.startswith("--"):
-                _LOGGER.warning("Unparseable argument: %s%s", flag,
-                                _closest(flag.split("=", 1)[0], names))
+                _LOGGER.warning(
+                    "Unparseable argument: %s%s", flag, _closest(flag.split("=", 1)[0], names)
+                )
 
     def _parse(self, parser) -> dict:
         return vars(parser.parse_known_args(self._flags)[0])
@@ -184,11 +194,13 @@ class PipelineOptions:
         if name in values:  # defined by an options class made after these options
             return options.setdefault(name, values[name])
         raise AttributeError(
-            f"'{type(self).__name__}' has no option {name!r}{_closest(name, list(values))}")
+            f"'{type(self).__name__}' has no option {name!r}{_closest(name, list(values))}"
+        )
 
     def __setattr__(self, name, value):
         if name not in self._all_options and name not in self._parse(
-                _parser_for(_option_classes())):
+            _parser_for(_option_classes())
+        ):
             raise AttributeError(f"'{type(self).__name__}' has no option {name!r}")
         self._all_options[name] = value
 
@@ -225,16 +237,29 @@ class StandardOptions(PipelineOptions):
     @classmethod
     def _add_argparse_args(cls, parser):
         parser.add_argument(
-            "--runner", default=None,
+            "--runner",
+            default=None,
             help="direct (DirectRunner, FnApiRunner, ...) or spark (SparkRunner); "
-                 "default DirectRunner")
-        parser.add_argument("--streaming", default=False, action="store_true",
-                            help="run as a streaming job (the Spark runner: Structured Streaming)")
-        parser.add_argument("--auto_unique_labels", default=False, action="store_true",
-                            help="append a number to a transform label already in use "
-                                 "instead of failing")
-        parser.add_argument("--no_wait_until_finish", default=False, action="store_true",
-                            help="accepted for Beam compatibility: panes runs to completion")
+            "default DirectRunner",
+        )
+        parser.add_argument(
+            "--streaming",
+            default=False,
+            action="store_true",
+            help="run as a streaming job (the Spark runner: Structured Streaming)",
+        )
+        parser.add_argument(
+            "--auto_unique_labels",
+            default=False,
+            action="store_true",
+            help="append a number to a transform label already in use instead of failing",
+        )
+        parser.add_argument(
+            "--no_wait_until_finish",
+            default=False,
+            action="store_true",
+            help="accepted for Beam compatibility: panes runs to completion",
+        )
 
 
 class SetupOptions(PipelineOptions):
@@ -246,10 +271,16 @@ class SetupOptions(PipelineOptions):
         parser.add_argument("--save_main_session", default=False, action="store_true")
         parser.add_argument("--requirements_file", default=None)
         parser.add_argument("--setup_file", default=None)
-        parser.add_argument("--extra_package", "--extra_packages", dest="extra_packages",
-                            action="append", default=None)
-        parser.add_argument("--pickle_library", default="default",
-                            choices=["cloudpickle", "default", "dill"])
+        parser.add_argument(
+            "--extra_package",
+            "--extra_packages",
+            dest="extra_packages",
+            action="append",
+            default=None,
+        )
+        parser.add_argument(
+            "--pickle_library", default="default", choices=["cloudpickle", "default", "dill"]
+        )
         parser.add_argument("--sdk_location", default="default")
 
 
@@ -260,8 +291,13 @@ class DebugOptions(PipelineOptions):
 
     @classmethod
     def _add_argparse_args(cls, parser):
-        parser.add_argument("--experiment", "--experiments", dest="experiments",
-                            action=_CommaSeparatedListAction, default=None)
+        parser.add_argument(
+            "--experiment",
+            "--experiments",
+            dest="experiments",
+            action=_CommaSeparatedListAction,
+            default=None,
+        )
         parser.add_argument("--number_of_worker_harness_threads", type=int, default=None)
 
     def add_experiment(self, experiment: str) -> None:
@@ -286,8 +322,16 @@ class GoogleCloudOptions(PipelineOptions):
 
     @classmethod
     def _add_argparse_args(cls, parser):
-        for name in ("project", "job_name", "staging_location", "temp_location", "region",
-                     "service_account_email", "dataflow_endpoint", "template_location"):
+        for name in (
+            "project",
+            "job_name",
+            "staging_location",
+            "temp_location",
+            "region",
+            "service_account_email",
+            "dataflow_endpoint",
+            "template_location",
+        ):
             parser.add_argument(f"--{name}", default=None)
         parser.add_argument("--label", "--labels", dest="labels", action="append", default=None)
 
@@ -308,17 +352,30 @@ class TypeOptions(PipelineOptions):
 
     @classmethod
     def _add_argparse_args(cls, parser):
-        parser.add_argument("--type_check_strictness", default="DEFAULT_TO_ANY",
-                            choices=["ALL_REQUIRED", "DEFAULT_TO_ANY"])
-        parser.add_argument("--no_pipeline_type_check", dest="pipeline_type_check",
-                            action="store_false",
-                            help="do not check type hints when the pipeline is built")
-        parser.add_argument("--runtime_type_check", default=False, action="store_true",
-                            help="accepted; panes checks type hints when the pipeline is built")
-        parser.add_argument("--performance_runtime_type_check", default=False,
-                            action="store_true")
-        parser.add_argument("--allow_unsafe_triggers", default=False, action="store_true",
-                            help="allow triggers that may drop data (Beam's DataLossReason)")
+        parser.add_argument(
+            "--type_check_strictness",
+            default="DEFAULT_TO_ANY",
+            choices=["ALL_REQUIRED", "DEFAULT_TO_ANY"],
+        )
+        parser.add_argument(
+            "--no_pipeline_type_check",
+            dest="pipeline_type_check",
+            action="store_false",
+            help="do not check type hints when the pipeline is built",
+        )
+        parser.add_argument(
+            "--runtime_type_check",
+            default=False,
+            action="store_true",
+            help="accepted; panes checks type hints when the pipeline is built",
+        )
+        parser.add_argument("--performance_runtime_type_check", default=False, action="store_true")
+        parser.add_argument(
+            "--allow_unsafe_triggers",
+            default=False,
+            action="store_true",
+            help="allow triggers that may drop data (Beam's DataLossReason)",
+        )
 
 
 class DirectOptions(PipelineOptions):
@@ -327,8 +384,11 @@ class DirectOptions(PipelineOptions):
     @classmethod
     def _add_argparse_args(cls, parser):
         parser.add_argument("--direct_num_workers", type=int, default=1)
-        parser.add_argument("--direct_running_mode", default="in_memory",
-                            choices=["in_memory", "multi_threading", "multi_processing"])
+        parser.add_argument(
+            "--direct_running_mode",
+            default="in_memory",
+            choices=["in_memory", "multi_threading", "multi_processing"],
+        )
 
 
 class TestOptions(PipelineOptions):
@@ -346,25 +406,53 @@ class SparkRunnerOptions(PipelineOptions):
 
     @classmethod
     def _add_argparse_args(cls, parser):
-        parser.add_argument("--spark_master", "--spark_master_url", dest="spark_master",
-                            default=None,
-                            help="a Spark master URL (default: the active session, or local[*, 4]: "
-                                 "all cores, a failed task retried)")
-        parser.add_argument("--spark_partitions", type=int, default=None,
-                            help="partitions of each source (default: Spark's parallelism)")
-        parser.add_argument("--spark_conf", action=_KeyValueAction, default=None,
-                            help="a Spark setting name=value for a new session; repeatable")
-        parser.add_argument("--spark_session", default=None, type=_not_a_flag,
-                            help="a SparkSession object, given in code only")
-        parser.add_argument("--spark_log_level", default=None,
-                            help="the Spark log level (e.g. WARN, INFO)")
-        parser.add_argument("--checkpoint_location", default=None,
-                            help="a streaming job's checkpoint directory")
-        parser.add_argument("--trigger_interval", default=None,
-                            help="how often a streaming job starts a micro-batch")
+        parser.add_argument(
+            "--spark_master",
+            "--spark_master_url",
+            dest="spark_master",
+            default=None,
+            help="a Spark master URL (default: the active session, or local[*, 4]: "
+            "all cores, a failed task retried)",
+        )
+        parser.add_argument(
+            "--spark_partitions",
+            type=int,
+            default=None,
+            help="partitions of each source (default: Spark's parallelism)",
+        )
+        parser.add_argument(
+            "--spark_conf",
+            action=_KeyValueAction,
+            default=None,
+            help="a Spark setting name=value for a new session; repeatable",
+        )
+        parser.add_argument(
+            "--spark_session",
+            default=None,
+            type=_not_a_flag,
+            help="a SparkSession object, given in code only",
+        )
+        parser.add_argument(
+            "--spark_log_level", default=None, help="the Spark log level (e.g. WARN, INFO)"
+        )
+        parser.add_argument(
+            "--checkpoint_location", default=None, help="a streaming job's checkpoint directory"
+        )
+        parser.add_argument(
+            "--trigger_interval",
+            default=None,
+            help="how often a streaming job starts a micro-batch",
+        )
+        parser.add_argument(
+            "--max_files_per_trigger",
+            type=int,
+            default=None,
+            help="files a watched directory hands to one streaming micro-batch",
+        )
 
 
 def _not_a_flag(value):
     raise argparse.ArgumentTypeError(
         "a SparkSession object is given in code, PipelineOptions(spark_session=spark), "
-        "not as a flag")
+        "not as a flag"
+    )

@@ -22,6 +22,7 @@ import math
 from pathlib import Path
 
 import yaml
+from runners_under_test import pipeline
 
 import panes as beam
 from panes import evictor as evictor_module
@@ -31,8 +32,8 @@ from panes import window as window_module
 from panes.runners.eventlog import END_STEP
 from panes.testing import TestStream, materialize
 from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
-from panes.trigger import AccumulationMode
 from panes.transforms.combiners import CountFn, MeanFn
+from panes.trigger import AccumulationMode
 from panes.window import GlobalWindow, TimestampCombiner, TimestampedValue
 
 HERE = Path(__file__).parent
@@ -40,6 +41,7 @@ S = 1_000_000
 
 
 # -- test window functions a scenario can name ---------------------------------------------------
+
 
 @dataclasses.dataclass(frozen=True)
 class EvenOddWindows(window_module.NonMergingWindowFn):
@@ -72,13 +74,22 @@ class TouchingSessions(window_module.WindowFn):
 
 def _merge(merge_context, group):
     if len(group) > 1:
-        merge_context.merge(group, window_module.IntervalWindow(
-            min(w.start for w in group), max(w.end for w in group)))
+        merge_context.merge(
+            group,
+            window_module.IntervalWindow(min(w.start for w in group), max(w.end for w in group)),
+        )
 
 
-NAMES = {**{n: getattr(m, n) for m in (window_module, trigger_module, evictor_module,
-                                        watermark_module) for n in dir(m) if not n.startswith("_")},
-         "EvenOddWindows": EvenOddWindows, "TouchingSessions": TouchingSessions}
+NAMES = {
+    **{
+        n: getattr(m, n)
+        for m in (window_module, trigger_module, evictor_module, watermark_module)
+        for n in dir(m)
+        if not n.startswith("_")
+    },
+    "EvenOddWindows": EvenOddWindows,
+    "TouchingSessions": TouchingSessions,
+}
 
 
 def evaluate(expression):
@@ -112,10 +123,13 @@ def windowing(spec: dict) -> dict:
         "trigger": evaluate(spec.get("trigger")),
         "accumulation_mode": AccumulationMode[spec.get("accumulation", "discarding").upper()],
         "allowed_lateness": spec.get("lateness", 0),
-        "timestamp_combiner": None if combiner is None else {
+        "timestamp_combiner": None
+        if combiner is None
+        else {
             "end_of_window": TimestampCombiner.OUTPUT_AT_EOW,
             "earliest": TimestampCombiner.OUTPUT_AT_EARLIEST,
-            "latest": TimestampCombiner.OUTPUT_AT_LATEST}[combiner],
+            "latest": TimestampCombiner.OUTPUT_AT_LATEST,
+        }[combiner],
         "evictor": evaluate(spec.get("evictor")),
         "allow_unsafe_triggers": bool(spec.get("allow_unsafe")),
     }
@@ -129,7 +143,7 @@ def test_stream(events: list, reverse_bundles=False, single_elements=False) -> T
             elements = [TimestampedValue((k, v), t[0]) if t else (k, v) for k, v, *t in data]
             if reverse_bundles:
                 elements.reverse()
-            for bundle in ([[e] for e in elements] if single_elements else [elements]):
+            for bundle in [[e] for e in elements] if single_elements else [elements]:
                 stream = stream.add_elements(bundle)
         elif kind == "watermark":
             stream = stream.advance_watermark_to(data)
@@ -151,23 +165,30 @@ def _input(p, scenario, label, **variant):
         if "watermark" in source:
             arrival_of = dict(zip(records, arrivals)) if arrivals else None
             create = create.with_watermarks(
-                evaluate(source["watermark"]), timestamp_fn=lambda r: r[2],
-                arrival_fn=(lambda r: arrival_of[r]) if arrivals else None)
-        return (p | label >> create
-                | f"{label}Pairs" >> beam.Map(lambda r: TimestampedValue((r[0], r[1]), r[2])))
+                evaluate(source["watermark"]),
+                timestamp_fn=lambda r: r[2],
+                arrival_fn=(lambda r: arrival_of[r]) if arrivals else None,
+            )
+        return (
+            p
+            | label >> create
+            | f"{label}Pairs" >> beam.Map(lambda r: TimestampedValue((r[0], r[1]), r[2]))
+        )
     return p | label >> test_stream(scenario["events"], **variant)
 
 
 def _grouping(spec):
     aggregate = spec.get("aggregate", "list")
-    grouping = beam.GroupByKey() if aggregate == "list" else beam.CombinePerKey(AGGREGATES[aggregate])
+    grouping = (
+        beam.GroupByKey() if aggregate == "list" else beam.CombinePerKey(AGGREGATES[aggregate])
+    )
     return grouping.with_late_output("late") if spec.get("late_output") else grouping
 
 
 def run_scenario(scenario: dict, runner, **variant) -> dict:
     """Runs a scenario on ``runner``; returns canonical ``rows``, ``late`` rows, ``then`` rows and
     the windowing core's counters."""
-    p = beam.Pipeline(runner=runner)
+    p = pipeline(runner)
     inputs = [_input(p, scenario, "Input", **variant)]
     if "events2" in scenario:
         inputs.append(_input(p, {"events": scenario["events2"]}, "Input2", **variant))
@@ -182,24 +203,34 @@ def run_scenario(scenario: dict, runner, **variant) -> dict:
     if "then" in scenario:
         then = scenario["then"]
         rekey = then.get("rekey", "all")
-        second = (main | "Rekey" >> beam.Map(lambda kv: (rekey, kv[1]))
-                  | "Rewindow" >> beam.WindowInto(**windowing(then))
-                  | "Regroup" >> _grouping(then))
+        second = (
+            main
+            | "Rekey" >> beam.Map(lambda kv: (rekey, kv[1]))
+            | "Rewindow" >> beam.WindowInto(**windowing(then))
+            | "Regroup" >> _grouping(then)
+        )
         handles["then"] = materialize(second, "Then")
     result = p.run()
-    outcome = {name: sorted(row(wv, late=name == "late") for wv in handle.windowed_values)
-               for name, handle in handles.items()}
+    outcome = {
+        name: sorted(row(wv, late=name == "late") for wv in handle.windowed_values)
+        for name, handle in handles.items()
+    }
     outcome["steps"] = handles["rows"].steps
     outcome["rows_before_end"] = sorted(
-        row(wv) for wv, step in zip(handles["rows"].windowed_values, handles["rows"].steps)
-        if step < END_STEP)
-    outcome["counters"] = {name: result.metrics().counter(name)
-                           for name in ("dropped_late", "dropped_closed", "purged_unfired")
-                           if result.metrics().counter(name)}
+        row(wv)
+        for wv, step in zip(handles["rows"].windowed_values, handles["rows"].steps)
+        if step < END_STEP
+    )
+    outcome["counters"] = {
+        name: result.metrics().counter(name)
+        for name in ("dropped_late", "dropped_closed", "purged_unfired")
+        if result.metrics().counter(name)
+    }
     return outcome
 
 
 # -- canonical rows -----------------------------------------------------------------------------
+
 
 def seconds(micros: int) -> str:
     if micros <= MIN_MICROS:

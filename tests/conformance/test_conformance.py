@@ -6,17 +6,18 @@ bundled; they also run with each bundle reversed and split into one-element bund
 """
 
 import pytest
-
 from harness import load_scenarios, run_scenario, scenario_id
-from runners_under_test import RUNNERS
+from runners_under_test import RUNNERS, STREAMING_RUNNERS, needs_spark
+
 
 def marked(scenario):
     """A scenario with a ``known_issue`` is expected to fail until panes is fixed (strictly:
     the test fails once it passes, so the mark gets removed)."""
     if "known_issue" not in scenario:
         return scenario
-    return pytest.param(scenario, marks=pytest.mark.xfail(reason=scenario["known_issue"],
-                                                          strict=True))
+    return pytest.param(
+        scenario, marks=pytest.mark.xfail(reason=scenario["known_issue"], strict=True)
+    )
 
 
 SCENARIOS = load_scenarios()
@@ -31,16 +32,24 @@ def check(scenario, outcome):
     assert outcome["counters"] == scenario.get("counters", {}), context
 
 
-@pytest.mark.parametrize("runner_name", RUNNERS)
+# Every scenario's input is an event log (a TestStream, or a bounded source read under a
+# watermark strategy), which the streaming runner replays one step per micro-batch: slowly.
+RUNNER_PARAMS = RUNNERS + [pytest.param(name, marks=pytest.mark.slow) for name in STREAMING_RUNNERS]
+
+
+@pytest.mark.parametrize("runner_name", RUNNER_PARAMS)
 @pytest.mark.parametrize("scenario", [marked(s) for s in SCENARIOS], ids=scenario_id)
 def test_scenario(scenario, runner_name, request):
-    if runner_name == "spark":
+    if needs_spark(runner_name):
         request.getfixturevalue("spark")
     check(scenario, run_scenario(scenario, runner_name))
 
 
-@pytest.mark.parametrize("variant", [{"reverse_bundles": True}, {"single_elements": True}],
-                         ids=["reversed-bundles", "one-element-bundles"])
+@pytest.mark.parametrize(
+    "variant",
+    [{"reverse_bundles": True}, {"single_elements": True}],
+    ids=["reversed-bundles", "one-element-bundles"],
+)
 @pytest.mark.parametrize("scenario", [marked(s) for s in INSENSITIVE], ids=scenario_id)
 def test_bundle_insensitive_scenario(scenario, variant):
     check(scenario, run_scenario(scenario, "direct", **variant))
@@ -51,10 +60,14 @@ def test_the_corpus_is_large_and_covers_every_file():
     assert all("expected" in s and s.get("why") for s in SCENARIOS)
 
 
-@pytest.mark.parametrize("partitions, shuffle_seed", [(1, None), (7, 7)],
-                         ids=["1-partition", "7-partitions-shuffled-input"])
-@pytest.mark.parametrize("scenario", [marked(s) for s in SCENARIOS] if "spark" in RUNNERS else [],
-                         ids=scenario_id)
+@pytest.mark.parametrize(
+    "partitions, shuffle_seed",
+    [(1, None), (7, 7)],
+    ids=["1-partition", "7-partitions-shuffled-input"],
+)
+@pytest.mark.parametrize(
+    "scenario", [marked(s) for s in SCENARIOS] if "spark" in RUNNERS else [], ids=scenario_id
+)
 def test_spark_partitioning_does_not_change_results(scenario, partitions, shuffle_seed, spark):
     from panes.runners.spark import SparkRunner
 

@@ -1,0 +1,276 @@
+"""The streaming benchmark: files arriving in a directory, one job per system on Spark
+Structured Streaming (local mode), each in a fresh process after an untimed warm-up run.
+
+    python -m benchmarks.streaming [--size 1000000] [--files 20] [--files-per-trigger 2]
+                                   [--repeat 1] [--systems ...]
+
+The input is benchmark workload 4's event file (``datagen.events_csv``: 1000 keys, an hour of
+event time, up to 30 s out of order) cut into ``--files`` files, read ``--files-per-trigger``
+files per micro-batch with ``Trigger.AvailableNow``; the time is from the query's start to its
+end, reading and writing included.
+
+Systems: ``stateless-native`` parses the lines with Spark SQL functions and writes them out
+(text); ``stateless-python`` does the same with the parsing and formatting in Python
+(``mapInArrow``); ``native-aggregation`` is Spark's own windowed aggregation
+(``withWatermark(20 s)``, ``groupBy(window(60 s), key).sum``, append mode: final results only,
+no early or late panes); ``panes-streaming`` is the panes pipeline under ``--streaming`` (60 s
+windows per key, early panes every 1000 elements, late panes, accumulating, lateness 60 s,
+watermark 20 s behind).
+
+``--latency`` instead measures the micro-batch latency floor: six one-line files, one per
+micro-batch; the median time of the last five micro-batches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.datagen import DATA, events_csv
+from benchmarks.workloads import DELAY, EARLY_EVERY, FIXED, LATENESS
+
+SYSTEMS = ["stateless-native", "stateless-python", "native-aggregation", "panes-streaming"]
+WARM_UP_SIZE = 20_000
+
+
+def input_directory(size: int, files: int) -> Path:
+    """The events of ``events_csv(size)`` in ``files`` files, in order, with rising mtimes."""
+    directory = DATA / f"streaming-{size}-{files}"
+    if not directory.exists():
+        lines = events_csv(size).read_text().splitlines(keepends=True)
+        temporary = Path(tempfile.mkdtemp(dir=DATA))
+        per_file = -(-len(lines) // files)
+        for index in range(files):
+            path = temporary / f"events-{index:04d}.csv"
+            path.write_text("".join(lines[index * per_file : (index + 1) * per_file]))
+            os.utime(path, (1_000_000 + index, 1_000_000 + index))
+        temporary.rename(directory)
+    return directory
+
+
+def _parse(line: str):
+    key, value, seconds = line.split(",")
+    return key, int(value), int(seconds)
+
+
+def stateless_native(spark, directory, out, files_per_trigger):
+    from pyspark.sql import functions as F
+
+    lines = spark.readStream.option("maxFilesPerTrigger", files_per_trigger).text(str(directory))
+    parts = F.split("value", ",")
+    parsed = lines.select(
+        parts[0].alias("key"),
+        parts[1].cast("int").alias("value"),
+        parts[2].cast("long").alias("seconds"),
+    )
+    return _file_query(parsed.select(F.concat_ws(" ", "key", "value", "seconds")), out)
+
+
+def stateless_python(spark, directory, out, files_per_trigger):
+    import pyarrow as pa
+
+    def parse_and_format(batches):
+        for batch in batches:
+            rows = [_parse(line) for line in batch.column(0).to_pylist()]
+            yield pa.RecordBatch.from_pydict(
+                {
+                    "value": [
+                        f"{key} {value} {seconds - seconds % FIXED}" for key, value, seconds in rows
+                    ]
+                }
+            )
+
+    lines = spark.readStream.option("maxFilesPerTrigger", files_per_trigger).text(str(directory))
+    return _file_query(lines.mapInArrow(parse_and_format, "value string"), out)
+
+
+def native_aggregation(spark, directory, out, files_per_trigger):
+    from pyspark.sql import functions as F
+
+    lines = spark.readStream.option("maxFilesPerTrigger", files_per_trigger).text(str(directory))
+    parts = F.split("value", ",")
+    events = lines.select(
+        parts[0].alias("key"),
+        parts[1].cast("long").alias("value"),
+        F.timestamp_seconds(parts[2].cast("long")).alias("time"),
+    )
+    sums = (
+        events.withWatermark("time", f"{DELAY} seconds")
+        .groupBy(F.window("time", f"{FIXED} seconds"), "key")
+        .agg(F.sum("value").alias("s"))
+    )
+    return _file_query(
+        sums.select(
+            F.concat_ws(" ", "key", F.col("window.start").cast("string"), F.col("s").cast("string"))
+        ),
+        out,
+    )
+
+
+def _file_query(frame, out):
+    return (
+        frame.writeStream.format("text")
+        .option("path", str(out / "data"))
+        .option("checkpointLocation", str(out / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
+
+
+def panes_streaming(spark, directory, out, files_per_trigger):
+    import panes as beam
+    from panes.io.text import ReadFromText, WriteToText
+    from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
+    from panes.watermark import WatermarkStrategy
+    from panes.window import FixedWindows
+
+    p = beam.Pipeline(
+        runner="spark",
+        options={
+            "streaming": True,
+            "checkpoint_location": str(out / "checkpoint"),
+            "trigger_interval": "available_now",
+            "max_files_per_trigger": files_per_trigger,
+        },
+    )
+    (
+        p
+        | ReadFromText(str(directory / "*.csv")).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(DELAY),
+            timestamp_fn=lambda line: int(line.rsplit(",", 1)[1]),
+        )
+        | "Parse" >> beam.Map(lambda line: _parse(line)[:2])
+        | beam.WindowInto(
+            FixedWindows(FIXED),
+            trigger=AfterWatermark(early=AfterCount(EARLY_EVERY), late=AfterCount(1)),
+            accumulation_mode=AccumulationMode.ACCUMULATING,
+            allowed_lateness=LATENESS,
+        )
+        | beam.CombinePerKey(sum)
+        | "Format" >> beam.Map(lambda kv: f"{kv[0]} {kv[1]}")
+        | WriteToText(str(out / "data" / "panes"))
+    )
+    return p.run().query
+
+
+JOBS = {
+    "stateless-native": stateless_native,
+    "stateless-python": stateless_python,
+    "native-aggregation": native_aggregation,
+    "panes-streaming": panes_streaming,
+}
+
+
+def one(system: str, size: int, files: int, files_per_trigger: int) -> dict:
+    """Runs ``system`` once untimed on a small input, then timed; returns its measurements."""
+    from benchmarks.one import session
+
+    spark = session()
+    for run_size, run_files in ((WARM_UP_SIZE, 2), (size, files)):
+        directory = input_directory(run_size, run_files)
+        out = Path(tempfile.mkdtemp(prefix="panes-streaming-bench-"))
+        try:
+            start = time.perf_counter()
+            query = JOBS[system](spark, directory, out, files_per_trigger)
+            query.awaitTermination()
+            seconds = time.perf_counter() - start
+            outputs = sum(
+                1
+                for path in (out / "data").rglob("*")
+                if path.is_file() and not any(part.startswith((".", "_")) for part in path.parts)
+                for _ in path.open()
+            )
+            batches = len(query.recentProgress)
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+    return {"seconds": seconds, "batches": batches, "outputs": outputs}
+
+
+def latency(system: str) -> dict:
+    """The median duration of micro-batches that each read one one-line file."""
+    from benchmarks.one import session
+
+    spark = session()
+    directory = Path(tempfile.mkdtemp(prefix="panes-latency-"))
+    out = Path(tempfile.mkdtemp(prefix="panes-latency-out-"))
+    try:
+        for index in range(6):
+            path = directory / f"events-{index}.csv"
+            path.write_text(f"k{index},1,{index * 30}\n")
+            os.utime(path, (1_000_000 + index, 1_000_000 + index))
+        query = JOBS[system](spark, directory, out, 1)
+        query.awaitTermination()
+        durations = [
+            progress["durationMs"]["triggerExecution"]
+            for progress in query.recentProgress
+            if progress["numInputRows"]
+        ][1:]
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
+    return {"seconds": statistics.median(durations) / 1000, "batches": len(durations)}
+
+
+def _fresh(*args) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.streaming", "--one", *args],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"{args}: {done.stderr[-2000:]}")
+    return json.loads(lines[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--files", type=int, default=20)
+    parser.add_argument("--files-per-trigger", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--latency", action="store_true")
+    parser.add_argument("--one", nargs="+")
+    args = parser.parse_args()
+    if args.one:
+        system, *rest = args.one
+        result = latency(system) if rest == ["latency"] else one(system, *map(int, rest))
+        print(json.dumps(result))
+        return
+    systems = args.systems.split(",")
+    rows = {}
+    for system in systems:
+        runs = [
+            _fresh(system, "latency")
+            if args.latency
+            else _fresh(system, str(args.size), str(args.files), str(args.files_per_trigger))
+            for _ in range(args.repeat)
+        ]
+        seconds = statistics.median(run["seconds"] for run in runs)
+        rows[system] = (seconds, runs[0])
+        print(f"{system:<20} {seconds:8.2f} s  {runs[0]}", flush=True)
+    if args.latency:
+        return
+    base = rows.get("stateless-native", (None,))[0]
+    print("\n| system | time (s) | events/s | micro-batches | outputs | × stateless-native rate |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for system, (seconds, run) in rows.items():
+        ratio = f"{base / seconds:.2f}" if base else "–"
+        print(
+            f"| {system} | {seconds:.2f} | {args.size / seconds:,.0f} | {run['batches']} | "
+            f"{run['outputs']:,} | {ratio} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,248 @@
+"""Groupings as ``transformWithState`` operators (PySpark's Row API, whose call costs about
+half the pandas one's): the windowing state of each key lives in Spark's state store, and Spark
+calls the operator for a key bucket (``rows.bucket_of``) when rows arrive for its keys or when
+its timer expires: a call and each state access are round trips to the JVM, which cost far
+more than a key's work.
+
+The query has up to two such operators, each an ``Operator`` with its own ``Stage``. The
+first serves every grouping fed by sources only; its rows are keyed by ``(route, bucket)``, the
+route naming the grouping. A call loads the bucket's state once, advances each of its keys that
+has rows or is due by its clocks and its rows in step order (``clocks``), runs their panes
+through the element-wise transforms after the grouping (``routing``), stores the bucket once,
+and moves its one Spark timer to the earliest wake-up of its keys. The second operator,
+present when groupings follow groupings, is the ``tail``: one key that finishes steps for the
+later groupings. Rows routed elsewhere (writes, metrics) pass through.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
+
+from pyspark.sql import Row
+from pyspark.sql.streaming import StatefulProcessor
+
+from panes.errors import UserCodeError
+from panes.ir import from_json
+from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
+from panes.runners.fusion import Chunk
+from panes.runners.spark.errors import TransportedError, transported
+from panes.runners.spark.positions import grouped
+from panes.runners.spark.streaming.clocks import StepLog
+from panes.runners.spark.streaming.key_state import LATE, MAIN, Counters, Grouping
+from panes.runners.spark.streaming.routing import Router
+from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, load, metrics_columns
+from panes.runners.spark.streaming.tail import Tail, TailState
+from panes.window import window_order
+
+# A bucket's state: its keys' (state, first position, wake-up), pickled, and its Spark timer;
+# the tail's: its state.
+BUCKET_STATE = "state binary, timer long"
+
+
+@dataclass
+class Stage:
+    """What one operator runs: ``clocks`` of the groupings it keys (grouping id -> clocks),
+    or the ``timeline`` of the tail it runs; ``tail_ids``: the tail's groupings; ``buckets``:
+    how many key buckets the groupings' keys fall into."""
+
+    buckets: int
+    clocks: dict = field(default_factory=dict)
+    timeline: object = None
+    tail_ids: frozenset = frozenset()
+
+
+class _Grouping:
+    """What the operator needs of one grouping node, built once per worker process."""
+
+    def __init__(self, ir, node, clocks):
+        self.label = node.id
+        self.core = Grouping.of(ir, node)
+        self.clocks = clocks
+        late = node.payload.get("late_output")
+        self.outputs = {MAIN: node.outputs["main"], LATE: node.outputs.get(late) if late else None}
+
+
+class Operator(StatefulProcessor):
+    """One stateful stage of the query (see the module's docstring)."""
+
+    def __init__(self, ir_json: str, stage: Stage):
+        self.ir_json, self.stage = ir_json, stage
+
+    def init(self, handle) -> None:
+        self.handle = handle
+        self.state = handle.getValueState("bucket", BUCKET_STATE)
+        ir = from_json(self.ir_json)
+        self.groupings = {
+            label: _Grouping(ir, ir.nodes[label], clocks)
+            for label, clocks in self.stage.clocks.items()
+        }
+        self.tail = Tail(ir) if self.stage.timeline is not None else None
+        self.cell = [MetricsContainer(), None]
+        self.outbox = Outbox(ir, self.stage.buckets, tail_ids=self.stage.tail_ids)
+        exit = self.outbox.exit
+        if self.tail is not None:
+            tail, outbox = self.tail, self.outbox
+
+            def exit(node, chunk):
+                if node.id in tail.groupings:
+                    return tail.deliver(node, chunk)
+                return outbox.exit(node, chunk)
+
+        self.router = Router(ir, exit, self.cell)
+
+    def handleInputRows(self, key, rows, timerValues):
+        route = key[0]
+        if route in self.groupings:
+            entries: dict = {}
+            for row in rows:
+                for key_bytes, records in load(row.data):
+                    entries.setdefault(key_bytes, []).extend(records)
+            yield from self._call(
+                self._advance_bucket, self.groupings[route], entries, timerValues, None
+            )
+        elif route == TAIL and self.tail is not None:
+            entries = [entry for row in rows for entry in load(row.data)]
+            yield from self._call(self._advance_tail, entries, timerValues, None)
+        elif route != TICK:
+            yield from rows  # on its way on
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        route, expired = key[0], expiredTimerInfo.getExpiryTimeInMs()
+        if route == TAIL:
+            yield from self._call(self._advance_tail, [], timerValues, expired)
+        else:
+            yield from self._call(
+                self._advance_bucket, self.groupings[route], {}, timerValues, expired
+            )
+
+    def close(self) -> None:
+        self.router.close()
+
+    def _call(self, advance, *args):
+        """Runs ``advance`` with user metrics scoped to this call; yields its rows."""
+        container = MetricsContainer()
+        self.cell[0] = container
+        token = metrics_cell_scope(self.cell)
+        try:
+            advance(*args, container)
+        except UserCodeError as error:
+            raise TransportedError(transported(error)) from None
+        finally:
+            reset_metrics_scope(token)
+        columns = self.outbox.drain()
+        if container.counters or container.distributions:
+            for name, values in metrics_columns(container).items():
+                columns[name] += values
+        for route, key, step, data in zip(*columns.values()):
+            yield Row(route=route, key=key, step=step, data=data)
+
+    def _advance_bucket(self, grouping, entries: dict, timer_values, expired, container):
+        """Advances the bucket's keys that have rows or whose wake-up has come, then moves the
+        bucket's timer to the earliest wake-up left. The bucket's keys are read and written in
+        one state row: a state store call is a round trip to the JVM."""
+        stored = self.state.get()
+        keys, timer = ({}, None) if stored is None else (pickle.loads(stored[0]), stored[1])
+        now = timer_values.getCurrentWatermarkInMs()
+        due = sorted(
+            key
+            for key, (_, _, wake) in keys.items()
+            if wake is not None and wake <= now and key not in entries
+        )
+        self.cell[1] = grouping.label
+        for key_bytes in [*sorted(entries), *due]:
+            kept = self._advance_key(
+                grouping,
+                key_bytes,
+                keys.get(key_bytes),
+                entries.get(key_bytes, []),
+                timer_values,
+                container,
+            )
+            if kept is None:
+                keys.pop(key_bytes, None)
+            else:
+                keys[key_bytes] = kept
+        earliest = min((wake for _, _, wake in keys.values() if wake is not None), default=None)
+        if keys:
+            self.state.update((pickle.dumps(keys, pickle.HIGHEST_PROTOCOL), earliest))
+        else:
+            self.state.clear()
+        self._move_timer(None if timer == expired else timer, earliest)
+
+    def _advance_key(self, grouping, key_bytes, stored, records, timer_values, container):
+        """Advances one key from its ``stored`` ``(state, first position, wake-up)``; returns
+        them anew (None: its state is empty)."""
+        if stored is None and not records:
+            return None
+        counters = Counters()
+        if stored is None:
+            key, first = grouping.core.new_key(pickle.loads(key_bytes), counters), records[0][0]
+        else:
+            key, first = grouping.core.load(stored[0], counters), stored[1]
+        records.sort(key=itemgetter(0))
+        bundles = [
+            (step, list(group)) for step, group in groupby(records, key=lambda record: record[0][0])
+        ]
+        log = StepLog(key)
+        hold = log.hold
+        grouping.clocks.advance(key, bundles, timer_values, log)
+        self._emit(grouping, first, log.emissions)
+        if self.stage.tail_ids:
+            changes = []
+            for step, new in log.holds:
+                changes.append((HOLD, grouping.label, step, hold, new))
+                hold = new
+            if changes:
+                self.outbox.add(TAIL, b"", changes)
+        counters.report(container, grouping.label)
+        if key.is_empty():
+            return None
+        return key.dump(), first, grouping.clocks.wake_ms(key, timer_values)
+
+    def _advance_tail(self, entries, timer_values, expired, container):
+        stored = self.state.get()
+        tail_state = TailState() if stored is None else pickle.loads(stored[0])
+        timer = None if stored is None or stored[1] == expired else stored[1]
+        tail_state.receive(entries)
+        counters = {label: Counters() for label in self.tail.groupings}
+        self.router.start_bundle()
+        self.tail.finish(tail_state, self.stage.timeline.view(timer_values), self.router, counters)
+        self.router.finish_bundle(max(tail_state.done, 0), ())
+        for label, counted in counters.items():
+            counted.report(container, label)
+        wake = None
+        if tail_state.waiting():
+            wake = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
+        self.state.update((pickle.dumps(tail_state), wake))
+        self._move_timer(timer, wake)
+
+    def _emit(self, grouping, first, emissions) -> None:
+        """The key's panes and late elements, in the direct runner's order within each step,
+        through the transforms after the grouping."""
+        emissions.sort(key=lambda emission: (emission[0], window_order(emission[2].windows[0])))
+        router = self.router
+        router.start_bundle()
+        last_step = None
+        for tag in (MAIN, LATE):
+            positions, values, index, step_of = [], [], 0, None
+            for step, emitted_tag, wv in emissions:
+                if emitted_tag != tag:
+                    continue
+                index = index + 1 if step == step_of else 0
+                step_of = last_step = step
+                positions.append(grouped(step, first, index))
+                values.append(wv)
+            if values and grouping.outputs[tag] is not None:
+                router.push(grouping.outputs[tag], Chunk.of(positions, values))
+        if last_step is not None:
+            router.finish_bundle(last_step, first)
+
+    def _move_timer(self, timer, wake) -> None:
+        """Moves the key's one Spark timer from ``timer`` to ``wake`` (None: no timer)."""
+        if timer is not None and timer != wake:
+            self.handle.deleteTimer(timer)
+        if wake is not None and wake != timer:
+            self.handle.registerTimer(wake)

@@ -1,0 +1,62 @@
+"""A running streaming pipeline, as Beam's ``PipelineResult`` presents one: its state,
+``wait_until_finish(duration)``, ``cancel()`` and the metrics of committed micro-batches."""
+
+from __future__ import annotations
+
+from panes.runners.runner import PipelineResult, PipelineState
+from panes.runners.spark.errors import surfaced_errors
+
+RUNNING, DONE = PipelineState.RUNNING, PipelineState.DONE
+CANCELLED, FAILED = PipelineState.CANCELLED, PipelineState.FAILED
+
+
+class StreamingPipelineResult(PipelineResult):
+    """The result of ``Pipeline.run()`` under ``--streaming``."""
+
+    def __init__(self, query, committer, label: str, on_end=None):
+        super().__init__(committer.metrics, committer.captures, RUNNING)
+        self.query, self.committer, self.label = query, committer, label
+        self._on_end = on_end
+
+    @property
+    def state(self) -> str:
+        if self._state == RUNNING and not self.query.isActive:
+            self._finished()
+        return self._state
+
+    def wait_until_finish(self, duration=None) -> str:
+        """Blocks until the query ends (``duration``: at most that many milliseconds, as in
+        Beam); a failure surfaces as the error a batch run raises (``UserCodeError`` for user
+        code). Returns the state."""
+        timeout = None if duration is None else duration / 1000
+        with surfaced_errors(self.label):
+            try:
+                ended = (
+                    self.query.awaitTermination()
+                    if timeout is None
+                    else self.query.awaitTermination(timeout)
+                )
+            except BaseException:
+                self._end(FAILED)
+                raise
+        if ended is None or ended:
+            self._finished()
+        return self._state
+
+    def cancel(self) -> str:
+        """Stops the query; outputs of committed micro-batches stay, the checkpoint is intact."""
+        self.query.stop()
+        self._end(CANCELLED)
+        return self._state
+
+    def _finished(self) -> None:
+        if self.query.exception() is not None:
+            self.wait_until_finish()  # raises the failure
+        self._end(DONE)
+
+    def _end(self, state: str) -> None:
+        if self._state == RUNNING:
+            self._state = state
+            self._metrics = self.committer.metrics
+            if self._on_end is not None:
+                self._on_end()

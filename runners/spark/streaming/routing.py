@@ -1,0 +1,147 @@
+"""Pushes elements through the element-wise transforms that follow a collection, up to where
+they leave the process: a grouping's input or a sink.
+
+The streaming runner runs element-wise work where the elements are — after a source, in the
+ingest stage; after a grouping, in that grouping's operator — so a collection's consumers are
+built here as one push graph of ``fusion`` stages: single-output ParDos and WindowIntos as
+fused stages, ParDos with tagged outputs element by element, Flattens by renumbering positions.
+Elements travel as ``fusion.Chunk`` columns with Spark-runner positions
+(``panes.runners.spark.positions``), so any later sort restores the direct runner's order.
+"""
+
+from __future__ import annotations
+
+from panes.ir.codec import lift
+from panes.runners.fusion import Chunk, ParDoStage, WindowStage
+from panes.runners.spark.positions import FINISH, flattened
+from panes.transforms.dofn_runner import DoFnRunner
+from panes.window import windowed_value
+
+GROUPINGS = ("group_by_key", "combine_per_key")
+
+
+class Router:
+    """The push graph below collections, built on first use. ``exit(node, chunk)`` receives
+    what reaches a grouping or a write; ``cell`` is the metrics cell of the loop running it."""
+
+    def __init__(self, ir, exit, cell: list):
+        self.ir, self.exit, self.cell = ir, exit, cell
+        self._pushes: dict = {}
+        self.stages: list = []
+
+    def push(self, pcollection_id: str, chunk: Chunk) -> None:
+        self._entry(pcollection_id)(chunk)
+
+    def start_bundle(self) -> None:
+        for stage in self.stages:
+            self.cell[1] = stage.label
+            stage.start_bundle()
+
+    def finish_bundle(self, step: int, bundle_id: tuple) -> None:
+        """Ends the bundle; ``finish_bundle`` outputs come after their step's elements."""
+        for stage in self.stages:
+            self.cell[1] = stage.label
+            stage.finish_bundle(lambda index: (step, FINISH, *bundle_id, index))
+
+    def close(self) -> None:
+        for stage in self.stages:
+            self.cell[1] = stage.label
+            stage.close()
+
+    def _entry(self, pcollection_id: str):
+        if pcollection_id not in self._pushes:
+            consumers = self.ir.consumers(pcollection_id)
+            pushes = [self._consumer(node, pcollection_id) for node in consumers]
+            self._pushes[pcollection_id] = pushes[0] if len(pushes) == 1 else _fan_out(pushes)
+        return self._pushes[pcollection_id]
+
+    def _consumer(self, node, pcollection_id: str):
+        if node.kind in GROUPINGS or node.kind == "write":
+            exit = self.exit
+            return lambda chunk: exit(node, chunk)
+        if node.kind == "flatten":
+            index, down = node.inputs.index(pcollection_id), self._entry(node.outputs["main"])
+            return lambda chunk: down(
+                chunk._replace(
+                    positions=[flattened(position, index) for position in chunk.positions]
+                )
+            )
+        stage: WindowStage | ParDoStage | _TaggedParDo
+        if node.kind == "assign_windows":
+            window_fn = lift(self.ir.pcollections[node.outputs["main"]].windowing).window_fn
+            stage, down = WindowStage(node.id, window_fn), self._entry(node.outputs["main"])
+            stage.label = node.id
+        elif len(node.outputs) == 1:
+            stage = ParDoStage(node.id, lift(node.payload))
+            down = self._entry(next(iter(node.outputs.values())))
+        else:
+            stage = _TaggedParDo(node, {tag: self._entry(pc) for tag, pc in node.outputs.items()})
+            down = None
+        self.cell[1] = node.id
+        stage.open()
+        self.stages.append(stage)
+        return stage.bind(down, self.cell)
+
+
+def _fan_out(pushes):
+    if not pushes:
+        return lambda chunk: None
+
+    def push(chunk):
+        for each in pushes:
+            each(chunk)
+
+    return push
+
+
+class _TaggedParDo:
+    """A ParDo with tagged outputs, run element by element; each output goes to its tag's
+    consumers at ``(*position, index)``."""
+
+    def __init__(self, node, downs: dict):
+        payload = lift(node.payload)
+        self.label = node.id
+        self.runner = DoFnRunner(
+            node.id,
+            payload["fn"],
+            payload["args"],
+            payload["kwargs"],
+            payload["main_tag"],
+            payload["output_tags"],
+        )
+        self.downs = downs
+
+    def open(self) -> None:
+        self.runner.setup()
+
+    def bind(self, down, cell):
+        runner, downs, label = self.runner, self.downs, self.label
+
+        def push(chunk):
+            cell[1] = label
+            by_tag: dict = {}
+            for position, value, timestamp, windows, pane in zip(*chunk):
+                outputs = runner.process(windowed_value((value, timestamp, windows, pane)))
+                for index, (tag, out) in enumerate(outputs):
+                    by_tag.setdefault(tag, ([], []))
+                    by_tag[tag][0].append((*position, index))
+                    by_tag[tag][1].append(out)
+            for tag, (positions, outputs) in by_tag.items():
+                downs[tag](Chunk.of(positions, outputs))
+
+        return push
+
+    def start_bundle(self) -> None:
+        self.runner.start_bundle()
+
+    def finish_bundle(self, position_of) -> None:
+        by_tag: dict = {}
+        for index, (tag, out) in enumerate(self.runner.finish_bundle()):
+            by_tag.setdefault(tag, ([], []))
+            by_tag[tag][0].append(position_of(index))
+            by_tag[tag][1].append(out)
+        for tag, (positions, outputs) in by_tag.items():
+            self.downs[tag](Chunk.of(positions, outputs))
+
+    def close(self) -> None:
+        self.runner.teardown()

@@ -1,0 +1,117 @@
+"""The rows the streaming query carries between its stages, and what they hold.
+
+Every stage after the sources speaks one schema, ``ROW_SCHEMA``: ``route`` names where a row
+goes (a grouping or a write node, ``tail``, ``metrics``), ``key`` what Spark groups it by,
+``step`` the event-log step of its first element, and ``data`` a pickled list. A grouping's
+rows are keyed by a *key bucket* (``bucket_of``: a stable hash of the pickled key, modulo the
+grouping's number of buckets) and hold ``(key, records)`` pairs, the records
+``(position, value, timestamp, windows, pane)``: Spark calls the operator once per bucket, not
+once per key, and a call costs far more than the work of a key in it. A write's rows hold
+``(position, WindowedValue)`` pairs, keyed by the task's partition to spread them; the tail's
+and metrics' rows their entries. Elements of one bucket travel together, so Spark moves few,
+large rows.
+"""
+
+from __future__ import annotations
+
+import pickle
+import zlib
+
+from panes.runners.replay import key_values
+from panes.runners.spark.serializer import dumps
+
+ROW_SCHEMA = "route string, key binary, step long, data binary"
+METRICS = "metrics"
+TAIL = "tail"  # rows bound for the groupings after groupings (``tail``)
+IN, HOLD = "in", "hold"  # a tail row's entries: inputs of its groupings, changes of holds
+TICK = "tick"  # rows that only carry the watermark column
+_COLUMNS = ("route", "key", "step", "data")
+
+
+def load(data: bytes):
+    return pickle.loads(data)
+
+
+def bucket_of(key_bytes: bytes, buckets: int) -> bytes:
+    """The bucket of a pickled key: the same in every process and after every restart."""
+    return (zlib.crc32(key_bytes) % buckets).to_bytes(4, "big")
+
+
+class Outbox:
+    """Collects what leaves a push graph (``routing.Router``) as rows: a grouping's records per
+    key bucket (``buckets`` of them), a write's per ``partition``, the tail's in one row."""
+
+    def __init__(self, ir, buckets: int, partition: bytes = b"", tail_ids=frozenset()):
+        self.ir, self.buckets, self.partition, self.tail_ids = ir, buckets, partition, tail_ids
+        self._rows: dict = {}  # (route, Spark key) -> entries
+        self._keyed: dict = {}  # (grouping, pickled key) -> records
+        self._keys: dict = {}  # key -> its pickle, for the keys of this outbox
+
+    def exit(self, node, chunk) -> None:
+        """``routing.Router``'s exit: groupings get keyed records, writes positioned values, and
+        the tail's groupings their records, unkeyed (``tail``)."""
+        if node.id in self.tail_ids:
+            self._records(TAIL, b"").append((IN, node.id, list(zip(*chunk))))
+            return
+        if node.kind == "write":
+            self._records(node.id, self.partition).extend(zip(chunk.positions, _boxed(chunk)))
+            return
+        pairs = key_values(node.id, node.kind, chunk.values)
+        pickled, keyed, route = self._keys, self._keyed, node.id
+        for (key, value), position, timestamp, windows, pane in zip(
+            pairs, chunk.positions, chunk.timestamps, chunk.windows, chunk.panes
+        ):
+            key_bytes = pickled.get(key) if type(key) in (str, int, bytes) else None
+            if key_bytes is None:
+                key_bytes = pickled[key] = pickle.dumps(key, pickle.HIGHEST_PROTOCOL)
+            records = keyed.get((route, key_bytes))
+            if records is None:
+                records = keyed[(route, key_bytes)] = []
+            records.append((position, value, timestamp, windows, pane))
+
+    def add(self, route: str, key: bytes, entries: list) -> None:
+        self._records(route, key).extend(entries)
+
+    def _records(self, route: str, key: bytes) -> list:
+        records = self._rows.get((route, key))
+        if records is None:
+            records = self._rows[(route, key)] = []
+        return records
+
+    def drain(self) -> dict:
+        """The rows collected since the last drain, as columns."""
+        for (route, key_bytes), records in self._keyed.items():
+            self._records(route, bucket_of(key_bytes, self.buckets)).append((key_bytes, records))
+        self._keyed.clear()
+        columns: dict = {name: [] for name in _COLUMNS}
+        for (route, key), records in self._rows.items():
+            columns["route"].append(route)
+            columns["key"].append(key)
+            columns["step"].append(_first_step(records[0]) if records else 0)
+            columns["data"].append(dumps(records))
+        self._rows.clear()
+        if len(self._keys) > 65536:
+            self._keys.clear()
+        return columns
+
+    def __bool__(self) -> bool:
+        return bool(self._rows or self._keyed)
+
+
+def _first_step(entry) -> int:
+    """The step of a row's first element (0 for entries without one)."""
+    if isinstance(entry[0], tuple):
+        return entry[0][0]  # (position, ...)
+    if isinstance(entry[0], bytes):
+        return entry[1][0][0][0]  # (key, records)
+    return 0
+
+
+def metrics_columns(container) -> dict:
+    return {"route": [METRICS], "key": [b""], "step": [0], "data": [dumps(container)]}
+
+
+def _boxed(chunk):
+    from panes.window import windowed_value
+
+    return map(windowed_value, zip(chunk.values, chunk.timestamps, chunk.windows, chunk.panes))

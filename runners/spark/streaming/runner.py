@@ -1,0 +1,197 @@
+"""Plans a pipeline's IR as one Spark Structured Streaming query and starts it.
+
+    sources ─▶ ingest (mapInArrow: element-wise transforms) ─▶ withWatermark(wm) ─▶
+    first-layer groupings ─▶ [tail: groupings after groupings] ─▶ foreachBatch (sinks)
+
+Both stateful stages are ``transformWithState`` operators (``operator``). See
+docs/streaming.md for how Beam's model maps onto the query.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import shutil
+import tempfile
+
+from panes.errors import PipelineConstructionError
+from panes.ir import to_json
+from panes.runners.spark.session import get_session
+from panes.runners.spark.streaming.checkpoint import CheckpointStore
+from panes.runners.spark.streaming.clocks import BatchClocks, BatchTimeline, StaticTimeline
+from panes.runners.spark.streaming.event_reader import FORMAT, EventLogSource, reader_options
+from panes.runners.spark.streaming.ingest import INGEST_DDL, event_log_decoder, ingest
+from panes.runners.spark.streaming.operator import Operator, Stage
+from panes.runners.spark.streaming.progress import ProgressLogger
+from panes.runners.spark.streaming.result import StreamingPipelineResult
+from panes.runners.spark.streaming.rows import ROW_SCHEMA
+from panes.runners.spark.streaming.sinks import FILE_SINKS, BatchCommitter, check_sinks
+from panes.runners.spark.streaming.sources import is_unbounded, unbounded_decoder, unbounded_frame
+from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
+from panes.runners.spark.streaming.tail import layers
+
+log = logging.getLogger("panes.streaming")
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+AVAILABLE_NOW = "available_now"
+# Key buckets per partition of the state: Spark calls an operator once per bucket, so fewer
+# buckets mean fewer calls, and more mean smaller wake-up tables per bucket.
+KEY_BUCKETS_PER_PARTITION = 16
+
+
+def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
+    """Starts the query. A pipeline whose sources are all bounded (event logs) runs with
+    ``Trigger.AvailableNow`` and is waited for; an unbounded one runs until cancelled."""
+    sinks = check_sinks(ir)
+    _check_side_inputs(ir)
+    static, unbounded = _sources(ir)
+    first, tail, downstream = layers(ir)
+    location, temporary = _checkpoint_location(options, sinks)
+    store = CheckpointStore(location)
+    store.check_structure(ir)
+    spark = get_session(options)
+    _configure(spark)
+    partitions = partitions or options.spark_partitions
+    buckets = store.key_buckets(
+        KEY_BUCKETS_PER_PARTITION
+        * int(partitions or spark.conf.get("spark.sql.shuffle.partitions"))
+    )
+    ir_json, tail_ids = to_json(ir, indent=None), frozenset(tail)
+    if unbounded:
+        frames = [
+            unbounded_frame(spark, node, options).mapInArrow(
+                ingest(ir_json, unbounded_decoder(node, node.outputs["main"]), buckets, tail_ids),
+                INGEST_DDL,
+            )
+            for node in unbounded
+        ]
+        clocks: dict = {label: BatchClocks() for label in first}
+        timeline: BatchTimeline | StaticTimeline = BatchTimeline()
+    else:
+        inputs = StaticInputs(ir, static)
+        frames = [
+            _static_frame(spark, ir_json, inputs, node, ticks_per_batch, buckets, tail_ids)
+            for node in static
+        ]
+        clocks = {
+            label: inputs.clocks_of(inputs.watermarks(ir.nodes[label].inputs[0])) for label in first
+        }
+        sourced = [pc for pc in ir.pcollections if pc not in downstream]
+        timeline = StaticTimeline(
+            inputs.steps, {pc: inputs.watermarks(pc) for pc in sourced}, inputs.clock.events
+        )
+    rows = functools.reduce(lambda left, right: left.union(right), frames)
+    # Rows routed to TICK only carry the watermark column: a filter here would be pushed below
+    # the watermark and drop them before Spark sees it, so the stages after ignore them.
+    rows = rows.withWatermark("wm", "0 seconds").drop("wm")
+    stages = ([Stage(buckets, clocks=clocks, tail_ids=tail_ids)] if first else []) + (
+        [Stage(buckets, timeline=timeline, tail_ids=tail_ids)] if tail else []
+    )
+    for stage in stages:
+        rows = rows.groupBy("route", "key").transformWithState(
+            Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime"
+        )
+    label = options.job_name or "panes"
+    committer = BatchCommitter(sinks, store, label)
+    listener = ProgressLogger(label, committer.published)
+    spark.streams.addListener(listener)
+    writer = (
+        rows.writeStream.foreachBatch(committer)
+        .queryName(label)
+        .option("checkpointLocation", location)
+    )
+    trigger = _trigger(options, bounded=not unbounded)
+    if trigger:
+        writer = writer.trigger(**trigger)
+
+    def on_end():
+        spark.streams.removeListener(listener)
+        if temporary:
+            shutil.rmtree(location, ignore_errors=True)
+
+    with _shuffle_partitions(spark, partitions):
+        query = writer.start()
+    result = StreamingPipelineResult(query, committer, label, on_end=on_end)
+    if not unbounded or options.trigger_interval == AVAILABLE_NOW:
+        result.wait_until_finish()
+    return result
+
+
+def _check_side_inputs(ir) -> None:
+    for node in ir.nodes.values():
+        if node.side_inputs:
+            raise PipelineConstructionError(
+                f"'{node.id}' takes side inputs, which the streaming runner does not support "
+                f"yet; run the pipeline in batch, or join the inputs with a grouping instead"
+            )
+
+
+def _sources(ir) -> tuple:
+    """``(static, unbounded)`` source nodes; a pipeline has one kind or the other."""
+    static, unbounded = [], []
+    for node in ir.nodes.values():
+        if node.kind in STATIC_KINDS or (node.kind == "read" and not is_unbounded(node)):
+            static.append(node)
+        elif node.kind == "read":
+            unbounded.append(node)
+    if static and unbounded:
+        raise PipelineConstructionError(
+            f"a streaming pipeline reads either unbounded sources or event logs, not both: "
+            f"{', '.join(n.id for n in unbounded)} against {', '.join(n.id for n in static)}"
+        )
+    return static, unbounded
+
+
+def _checkpoint_location(options, sinks) -> tuple:
+    """The checkpoint directory, and whether it is a temporary one panes removes at the end."""
+    if options.checkpoint_location:
+        return options.checkpoint_location, False
+    files = [label for label, sink in sinks.items() if isinstance(sink, FILE_SINKS)]
+    if files:
+        raise PipelineConstructionError(
+            f"a streaming pipeline that writes files ({', '.join(files)}) needs "
+            f"--checkpoint_location=<directory>: it is where Spark keeps the offsets and state "
+            f"that let a restarted query write each output exactly once"
+        )
+    return tempfile.mkdtemp(prefix="panes-checkpoint-"), True
+
+
+def _trigger(options, bounded: bool) -> dict:
+    """Event logs end by themselves (AvailableNow); otherwise ``--trigger_interval`` (seconds,
+    a Spark interval such as ``"1 minute"``, or ``available_now``: what has arrived, then
+    stop), else Spark's default: the next micro-batch as soon as the last is done."""
+    interval = options.trigger_interval
+    if bounded or interval == AVAILABLE_NOW:
+        return {"availableNow": True}
+    if interval is None:
+        return {}
+    if isinstance(interval, (int, float)):
+        interval = f"{interval} seconds"
+    return {"processingTime": str(interval)}
+
+
+def _configure(spark) -> None:
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+    spark.dataSource.register(EventLogSource)
+
+
+@contextlib.contextmanager
+def _shuffle_partitions(spark, partitions):
+    """The partitions of the query's state (fixed by its first run's checkpoint), set while
+    the query starts only, so the session's other work keeps its own."""
+    if not partitions:
+        yield
+        return
+    previous = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    try:
+        yield
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", previous)
+
+
+def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, buckets: int, tail_ids):
+    options = reader_options(node.id, inputs.bundles(node.id), inputs.end_tick, ticks_per_batch)
+    frame = spark.readStream.format(FORMAT).options(**options).load()
+    decoder = event_log_decoder({node.id: node.outputs["main"]})
+    return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)

@@ -1,0 +1,129 @@
+"""Unbounded sources: files arriving in a directory, and any streaming DataFrame.
+
+Under ``--streaming`` ``ReadFromText(pattern)`` and ``ReadFromParquet(pattern)`` watch the
+pattern's directory with Spark's file source (new files only, in order, ``max_files_per_trigger``
+at a time), and ``ReadFromSpark(df)`` reads a streaming DataFrame the user built (the rate
+source, Kafka, Delta, ...) with its rows as dicts. Each micro-batch is one step: its rows are
+one bundle, positioned by partition and row, and the step is the micro-batch's timestamp
+(``current_timestamp()``, which Spark keeps in its offset log, so a replayed micro-batch sees
+the same). A source's watermark strategy becomes the watermark column: each row's timestamp
+minus the strategy's out-of-orderness, whose maximum Spark keeps as its watermark.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+
+from panes.errors import PipelineConstructionError
+from panes.io.base import Read
+from panes.io.dataframe import DataFrameSource, ReadFromDataFrame
+from panes.io.parquet import ParquetSource
+from panes.io.text import TextSource
+from panes.ir.codec import lift
+from panes.runners.fusion import Chunk
+from panes.timestamp import MIN_MICROS
+from panes.transforms.source_element import source_values
+from panes.watermark import watermark_for_max
+from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
+
+BATCH_COLUMN = "_panes_batch"
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def ReadFromSpark(dataframe, label=None) -> Read:  # noqa: N802
+    """Reads a Spark DataFrame's rows as dicts: a streaming DataFrame under ``--streaming``
+    (e.g. ``spark.readStream.format("rate").load()``), or any DataFrame in batch."""
+    return ReadFromDataFrame(dataframe, label=label)
+
+
+def is_unbounded(node) -> bool:
+    """Whether a read node is an unbounded source under ``--streaming``."""
+    source = lift(node.payload["source"])
+    if isinstance(source, (TextSource, ParquetSource)):
+        return True
+    return isinstance(source, DataFrameSource) and source.dataframe.isStreaming
+
+
+def unbounded_frame(spark, node, options):
+    """The source's rows as a streaming DataFrame, with the micro-batch's timestamp."""
+    from pyspark.sql import functions
+
+    payload = lift(node.payload)
+    source = payload["source"]
+    if payload["arrival_fn"] is not None:
+        raise PipelineConstructionError(
+            f"'{node.id}': an unbounded source's records arrive when Spark reads them; "
+            f"arrival_fn is for bounded sources"
+        )
+    if isinstance(source, DataFrameSource):
+        frame = source.dataframe
+    else:
+        frame = _file_stream(spark, node.id, source, options)
+    return frame.withColumn(BATCH_COLUMN, functions.current_timestamp())
+
+
+def _file_stream(spark, label, source, options):
+    if getattr(source, "skip_header_lines", 0):
+        raise PipelineConstructionError(
+            f"'{label}': skip_header_lines is not supported on a watched directory"
+        )
+    directory, pattern = os.path.split(os.path.abspath(os.path.expanduser(source.file_pattern)))
+    reader = spark.readStream.option("pathGlobFilter", pattern or "*")
+    if options.max_files_per_trigger:
+        reader = reader.option("maxFilesPerTrigger", int(options.max_files_per_trigger))
+    if isinstance(source, TextSource):
+        return reader.text(directory)
+    try:
+        schema = spark.read.parquet(source.file_pattern).schema
+    except Exception as error:
+        raise PipelineConstructionError(
+            f"'{label}': watching {directory} for Parquet files needs one there already, to know "
+            f"their schema ({error})"
+        ) from None
+    frame = reader.schema(schema).parquet(directory)
+    return frame.select(*source.columns) if source.columns else frame
+
+
+def unbounded_decoder(node, pcollection_id: str):
+    """Decodes a micro-batch's rows of ``node`` into one chunk of elements and the watermark
+    column's value (see ``ingest.ingest``)."""
+    payload = lift(node.payload)
+    label, timestamp_fn, strategy = node.id, payload["timestamp_fn"], payload["watermark"]
+    text = isinstance(payload["source"], TextSource)
+
+    def decode(batch, task):
+        if not batch.num_rows:
+            return [], None
+        step = _micros(batch.column(BATCH_COLUMN)[0].as_py())
+        rows = batch.drop_columns([BATCH_COLUMN])
+        records = rows.column(0).to_pylist() if text else rows.to_pylist()
+        values, timestamps = source_values(label, records, timestamp_fn)
+        count, start = len(records), task.rows
+        task.rows += count
+        positions = [(step, task.partition, start + index) for index in range(count)]
+        chunk = Chunk(
+            positions,
+            list(values),
+            list(timestamps),
+            [(GLOBAL_WINDOW,)] * count,
+            [PANE_NO_FIRING] * count,
+        )
+        return [(pcollection_id, chunk)], _watermark_column(timestamps, strategy)
+
+    return decode
+
+
+def _watermark_column(timestamps, strategy):
+    """The strategy's watermark after these timestamps, as the column's timestamp (whole
+    milliseconds, rounded down), or None without a strategy."""
+    if strategy is None:
+        return None
+    watermark = watermark_for_max(max(timestamps), strategy)
+    if watermark == MIN_MICROS:
+        return None
+    return _EPOCH + datetime.timedelta(milliseconds=watermark // 1000)
+
+
+def _micros(moment) -> int:
+    return (moment - _EPOCH) // datetime.timedelta(microseconds=1)

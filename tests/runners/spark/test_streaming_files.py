@@ -1,0 +1,199 @@
+"""Files arriving in a directory, read and written by a streaming pipeline: outputs are
+published exactly once per micro-batch, and a query stopped — gracefully, by a failing user
+function, or by SIGKILL of its driver, locally and on a standalone cluster — and restarted from
+its checkpoint ends with exactly the output of a run that was never interrupted."""
+
+import glob
+import json
+import logging
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import panes as beam
+from panes.errors import PipelineConstructionError, UserCodeError
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+import streaming_files_pipeline as files_pipeline  # noqa: E402
+
+FILES = 8
+
+
+def write_files(directory: Path, indexes, bad_line_in=None) -> None:
+    """Writes input files ``f<index>.csv`` in order of index, each with a later mtime: lines
+    ``key,value,seconds`` moving forward in event time, with stragglers that come late."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for index in indexes:
+        rng = random.Random(index)
+        lines = []
+        for line in range(25):
+            seconds = index * 6 + rng.randrange(8)
+            if line % 11 == 10:
+                seconds -= 14  # a straggler: late, or beyond the allowed lateness
+            value = "bad" if index == bad_line_in and line == 3 else str(rng.randrange(100))
+            lines.append(f"k{rng.randrange(4)},{value},{max(seconds, 0)}")
+        path = directory / f"f{index:02d}.csv"
+        path.write_text("\n".join(lines) + "\n")
+        os.utime(path, (1_000_000 + index, 1_000_000 + index))
+
+
+def outputs(prefix: Path) -> Counter:
+    return Counter(
+        line for path in glob.glob(f"{prefix}-*") for line in Path(path).read_text().splitlines()
+    )
+
+
+def reference(tmp_path: Path, bad_line_in=None) -> Counter:
+    """The output of one uninterrupted run over all files."""
+    write_files(tmp_path / "all", range(FILES), bad_line_in)
+    files_pipeline.main(
+        {
+            "checkpoint_location": str(tmp_path / "all-checkpoint"),
+            "trigger_interval": "available_now",
+        },
+        str(tmp_path / "all"),
+        str(tmp_path / "all-out" / "panes"),
+        fixed=True,
+    )
+    return outputs(tmp_path / "all-out" / "panes")
+
+
+@pytest.mark.slow
+def test_a_restart_resumes_exactly_and_a_changed_pipeline_is_refused(tmp_path, spark):
+    expected = reference(tmp_path)
+    directory, checkpoint = tmp_path / "in", str(tmp_path / "checkpoint")
+    options = {"checkpoint_location": checkpoint, "trigger_interval": "available_now"}
+    write_files(directory, range(3))
+    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    write_files(directory, range(3, FILES))
+    result = files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    assert result.state == "DONE"
+    assert outputs(tmp_path / "out" / "panes") == expected
+    assert any(count == 1 for count in expected.values()) and max(expected.values()) == 1
+
+    changed = beam.Pipeline(runner="spark", options={"streaming": True, **options})
+    files_pipeline.build(
+        changed, str(directory), str(tmp_path / "out" / "panes"), window_seconds=20
+    )
+    with pytest.raises(PipelineConstructionError, match="the windowing of 'Sum' changed"):
+        changed.run()
+
+
+@pytest.mark.slow
+def test_a_failing_user_function_stops_the_query_and_a_fixed_restart_resumes(tmp_path, spark):
+    expected = reference(tmp_path, bad_line_in=4)
+    directory, checkpoint = tmp_path / "in", str(tmp_path / "checkpoint")
+    options = {"checkpoint_location": checkpoint, "trigger_interval": "available_now"}
+    write_files(directory, range(FILES), 4)
+    with pytest.raises(UserCodeError) as failure:
+        files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    assert failure.value.label == "Parse" and ",bad," in failure.value.element
+    assert isinstance(failure.value.cause, ValueError)
+    assert os.path.isdir(os.path.join(checkpoint, "offsets"))
+    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"), fixed=True)
+    assert outputs(tmp_path / "out" / "panes") == expected
+
+
+def _driver(tmp_path: Path, options: dict, env: dict) -> subprocess.Popen:
+    log = open(tmp_path / "driver.log", "ab")
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(HERE / "streaming_files_pipeline.py"),
+            json.dumps(options),
+            str(tmp_path / "in"),
+            str(tmp_path / "out" / "panes"),
+        ],
+        env=env,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )
+
+
+def _kill(driver: subprocess.Popen) -> None:
+    """SIGKILL to the driver's process group: the Python driver and its JVM."""
+    os.killpg(driver.pid, signal.SIGKILL)
+    driver.wait(timeout=60)
+
+
+def _planned(checkpoint: Path) -> int:
+    """How many micro-batches the query has planned (Spark's offset log)."""
+    return len(list((checkpoint / "offsets").glob("[0-9]*")))
+
+
+def kill_and_restart(tmp_path: Path, master: str, env: dict) -> None:
+    """Files arrive one by one while the driver is killed at several points — each a moment
+    after it planned a micro-batch, so mostly while it runs — and restarted; a last run drains
+    what is left. The output must be an uninterrupted run's."""
+    expected = reference(tmp_path)
+    checkpoint = tmp_path / "checkpoint"
+    options = {
+        "checkpoint_location": str(checkpoint),
+        "spark_master": master,
+        "spark_partitions": 2,
+    }
+    kill_after = {1: 0.5, 4: 2.0, 6: 4.0}  # file index -> seconds after a new micro-batch
+    driver = _driver(tmp_path, options, env)
+    try:
+        for index in range(FILES):
+            planned = _planned(checkpoint)
+            write_files(tmp_path / "in", [index])
+            if index in kill_after:
+                deadline = time.time() + 300
+                while _planned(checkpoint) <= planned and time.time() < deadline:
+                    time.sleep(0.2)
+                time.sleep(kill_after[index])
+                _kill(driver)
+                driver = _driver(tmp_path, options, env)
+            else:
+                time.sleep(3)
+    finally:
+        _kill(driver)
+    assert outputs(tmp_path / "out" / "panes"), "the killed drivers published nothing"
+    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"}, env)
+    assert drain.wait(timeout=600) == 0, (tmp_path / "driver.log").read_text()[-3000:]
+    assert outputs(tmp_path / "out" / "panes") == expected
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_driver_loses_and_duplicates_nothing_locally(tmp_path, spark):
+    kill_and_restart(
+        tmp_path,
+        "local[2]",
+        {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable},
+    )
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_a_standalone_cluster(
+    tmp_path, spark, cluster
+):
+    kill_and_restart(tmp_path, cluster.url, cluster.env)
+
+
+@pytest.mark.slow
+def test_a_micro_batch_replayed_after_publishing_publishes_nothing_twice(tmp_path, spark, caplog):
+    """A crash after panes published a micro-batch but before Spark logged it as committed:
+    Spark runs the micro-batch again, which must still write its state, and publish nothing."""
+    expected = reference(tmp_path)
+    directory, checkpoint = tmp_path / "in", tmp_path / "checkpoint"
+    options = {"checkpoint_location": str(checkpoint), "trigger_interval": "available_now"}
+    write_files(directory, range(4))
+    files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    last = max((checkpoint / "commits").glob("[0-9]*"), key=lambda path: int(path.name))
+    last.unlink()  # Spark never logged it...
+    last.with_name(f".{last.name}.crc").unlink(missing_ok=True)  # ...nor its checksum
+    write_files(directory, range(4, FILES))
+    with caplog.at_level(logging.INFO, logger="panes.streaming"):
+        files_pipeline.main(options, str(directory), str(tmp_path / "out" / "panes"))
+    assert f"micro-batch {last.name} was published before a restart" in caplog.text
+    assert outputs(tmp_path / "out" / "panes") == expected
