@@ -114,15 +114,7 @@ class ParDoStage:
 
     def __init__(self, label: str, payload: dict, resolver=None):
         self.label = label
-        self.runner = DoFnRunner(
-            label,
-            payload["fn"],
-            payload["args"],
-            payload["kwargs"],
-            payload["main_tag"],
-            payload["output_tags"],
-            resolver,
-        )
+        self.runner = DoFnRunner.of_payload(label, payload, resolver)
 
     def bind(self, down, cell):
         """The stage's push function, feeding ``down``; it names its label in the metrics

@@ -93,15 +93,7 @@ def run_par_do(node, inputs, ctx):
     if len(node.outputs) == 1:
         stage = lambda: ParDoStage(node.id, payload, resolver)  # noqa: E731
         return {tag: as_pending(inputs[0]).then(stage) for tag in node.outputs}
-    runner = DoFnRunner(
-        node.id,
-        payload["fn"],
-        payload["args"],
-        payload["kwargs"],
-        payload["main_tag"],
-        payload["output_tags"],
-        resolver,
-    )
+    runner = DoFnRunner.of_payload(node.id, payload, resolver)
     outputs = {tag: [] for tag in node.outputs}
     with ctx.metrics_for(node.id):
         runner.setup()

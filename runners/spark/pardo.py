@@ -49,15 +49,7 @@ def plan_par_do(node, inputs, plan) -> dict:
             finally:
                 reset_metrics_scope(token)
 
-        runner = DoFnRunner(
-            label,
-            payload["fn"],
-            payload["args"],
-            payload["kwargs"],
-            payload["main_tag"],
-            payload["output_tags"],
-            resolver(),
-        )
+        runner = DoFnRunner.of_payload(label, payload, resolver())
         scoped(runner.setup)
         scoped(runner.start_bundle)
         step = FIRST_STEP

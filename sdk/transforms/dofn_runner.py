@@ -54,6 +54,19 @@ class DoFnRunner:
         if self.plain_map:
             self.process = self._process_map  # type: ignore[method-assign]
 
+    @classmethod
+    def of_payload(cls, label: str, payload: dict, resolve_side_inputs=None) -> DoFnRunner:
+        """The runner of a par_do node's lifted payload."""
+        return cls(
+            label,
+            payload["fn"],
+            payload["args"],
+            payload["kwargs"],
+            payload["main_tag"],
+            payload["output_tags"],
+            resolve_side_inputs,
+        )
+
     # -- lifecycle, in the order runners call it --
 
     def setup(self) -> None:

@@ -35,7 +35,42 @@ __all__ = [
 
 
 @dataclass(frozen=True, eq=False)
-class Timestamp:
+class _Ordered:
+    """How Beam's Timestamp and Duration compare, with each other and with numbers of seconds
+    (read as the type on the left), and their hash (Beam's: on nanoseconds)."""
+
+    micros: int
+
+    @classmethod
+    def of(cls, seconds):
+        raise NotImplementedError
+
+    def _micros_of(self, other) -> int:
+        """``other``'s micros: a Timestamp's or Duration's own, else as this type reads it."""
+        return other.micros if isinstance(other, _Ordered) else type(self).of(other).micros
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (_Ordered, int, float)):
+            return self.micros == self._micros_of(other)
+        return NotImplemented
+
+    def __lt__(self, other: TimestampDurationTypes) -> bool:
+        return self.micros < self._micros_of(other)
+
+    def __gt__(self, other: TimestampDurationTypes) -> bool:
+        return not (self < other or self == other)
+
+    def __le__(self, other: TimestampDurationTypes) -> bool:
+        return self < other or self == other
+
+    def __ge__(self, other: TimestampDurationTypes) -> bool:
+        return not self < other
+
+    def __hash__(self) -> int:
+        return hash(self.micros * 1000)
+
+
+class Timestamp(_Ordered):
     """A point in event time: ``Timestamp(1.5)``, ``Timestamp(micros=1_500_000)``,
     ``Timestamp.of(datetime)``; numbers compare with it as seconds."""
 
@@ -178,30 +213,6 @@ class Timestamp:
     def __int__(self) -> int:
         return self.seconds()
 
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (Timestamp, Duration)):
-            return self.micros == other.micros
-        if isinstance(other, (int, float)):
-            return self.micros == Timestamp(other).micros
-        return NotImplemented
-
-    def __lt__(self, other: TimestampDurationTypes) -> bool:
-        if isinstance(other, Duration):
-            return self.micros < other.micros
-        return self.micros < Timestamp.of(other).micros
-
-    def __gt__(self, other: TimestampDurationTypes) -> bool:
-        return not (self < other or self == other)
-
-    def __le__(self, other: TimestampDurationTypes) -> bool:
-        return self < other or self == other
-
-    def __ge__(self, other: TimestampDurationTypes) -> bool:
-        return not self < other
-
-    def __hash__(self) -> int:
-        return hash(self.micros * 1000)  # Beam's: on nanoseconds, as Duration's
-
     def __add__(self, other: DurationTypes) -> Timestamp:
         return Timestamp(micros=self.micros + Duration.of(other).micros)
 
@@ -220,7 +231,7 @@ class Timestamp:
 
 
 @dataclass(frozen=True, eq=False)
-class Duration:
+class Duration(_Ordered):
     """A span of time: ``Duration(60)``, ``Duration(micros=500)``; numbers compare with it as
     seconds."""
 
@@ -248,30 +259,6 @@ class Duration:
 
     def __float__(self) -> float:
         return self.micros / _MICROS
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (Duration, Timestamp)):
-            return self.micros == other.micros
-        if isinstance(other, (int, float)):
-            return self.micros == Duration.of(other).micros
-        return NotImplemented
-
-    def __lt__(self, other: TimestampDurationTypes) -> bool:
-        if isinstance(other, Timestamp):
-            return self.micros < other.micros
-        return self.micros < Duration.of(other).micros
-
-    def __gt__(self, other: TimestampDurationTypes) -> bool:
-        return not (self < other or self == other)
-
-    def __le__(self, other: TimestampDurationTypes) -> bool:
-        return self < other or self == other
-
-    def __ge__(self, other: TimestampDurationTypes) -> bool:
-        return not self < other
-
-    def __hash__(self) -> int:
-        return hash(self.micros * 1000)
 
     def __neg__(self) -> Duration:
         return Duration(micros=-self.micros)

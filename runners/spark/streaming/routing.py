@@ -101,14 +101,7 @@ class _TaggedParDo:
     def __init__(self, node, downs: dict):
         payload = lift(node.payload)
         self.label = node.id
-        self.runner = DoFnRunner(
-            node.id,
-            payload["fn"],
-            payload["args"],
-            payload["kwargs"],
-            payload["main_tag"],
-            payload["output_tags"],
-        )
+        self.runner = DoFnRunner.of_payload(node.id, payload)
         self.downs = downs
 
     def open(self) -> None:
