@@ -23,38 +23,6 @@ from panes.options import PipelineOptions
 from panes.pipeline import Pipeline
 from panes.pvalue import AsDict, AsIter, AsList, AsSingleton, PCollection, TaggedOutput
 from panes.runners.runner import PipelineResult, PipelineState
-from panes.transforms import combiners
-from panes.transforms.combinefn import CombineFn
-from panes.transforms.core import (
-    CombineGlobally,
-    CombinePerKey,
-    CombineValues,
-    Create,
-    Filter,
-    FlatMap,
-    FlatMapTuple,
-    Flatten,
-    GroupByKey,
-    Map,
-    MapTuple,
-    ParDo,
-    Partition,
-    Reshuffle,
-    WindowInto,
-)
-from panes.transforms.dofn import DoFn
-from panes.transforms.group_by import GroupBy
-from panes.transforms.ptransform import PTransform, ptransform_fn
-from panes.transforms.timestamps import WithTimestampField
-from panes.transforms.util import (
-    CoGroupByKey,
-    Distinct,
-    Keys,
-    KvSwap,
-    Regex,
-    ToString,
-    Values,
-    WithKeys,
-)
+from panes.transforms import *  # noqa: F403 - Beam exports its transforms at the top
 
 __version__ = "0.1.0"
