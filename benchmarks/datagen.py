@@ -34,6 +34,22 @@ def events_csv(size: int) -> Path:
     return path
 
 
+def ordered_csv(size: int) -> Path:
+    """``key,value,micros`` events in time order, each a microsecond-distinct time over the
+    hour: a source read record at a time moves its watermark at every line."""
+    path = DATA / f"ordered-{size}.csv"
+    if not path.exists():
+        DATA.mkdir(exist_ok=True)
+        rng = random.Random(size + 2)
+        step = SPAN_SECONDS * 1_000_000 // size
+        temporary = path.with_suffix(".tmp")
+        with open(temporary, "w") as out:
+            for i in range(size):
+                out.write(f"k{rng.randrange(KEYS)},{rng.randrange(100)},{i * step}\n")
+        temporary.rename(path)
+    return path
+
+
 def events_parquet(size: int) -> Path:
     path = DATA / f"events-{size}.parquet"
     if not path.exists():

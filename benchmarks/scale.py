@@ -1,10 +1,10 @@
 """What the driver holds while panes reads and writes files on Spark, against the same job
 hand-written in PySpark, measured in the same run: driver peak RSS (the Python process and the
-JVM Spark starts for it) for text -> Map -> text and for a GroupByKey fan-out, at 1M, 2M and
-10M lines, with ``spark.driver.maxResultSize`` at 16m so that a job collecting its output to
-the driver fails.
+JVM Spark starts for it) for text -> Map -> text, for a GroupByKey fan-out and for windowed sums
+over a source in time order read record at a time, at 1M, 2M and 10M lines, with
+``spark.driver.maxResultSize`` at 16m so that a job collecting its output to the driver fails.
 
-    python -m benchmarks.scale [--sizes 1000000,2000000,10000000] [--jobs map,fanout]
+    python -m benchmarks.scale [--sizes 1000000,2000000,10000000] [--jobs map,fanout,watermarked]
                                [--systems pyspark,panes] [--out benchmarks/results]
 
 Each measurement runs in a fresh process (``python -m benchmarks.scale one ...``); before a
@@ -26,13 +26,16 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.datagen import DATA, events_csv
+from benchmarks.datagen import DATA, events_csv, ordered_csv
 from benchmarks.run import RESULTS, ROOT, machine
 
 JOBS = {
     "map": "text -> Map -> text",
     "fanout": "text -> GroupByKey -> FlatMap (back to every line) -> text",
+    "watermarked": "text in time order, read record at a time (a watermark change per line) "
+    "-> 60 s windows -> sum per key -> text",
 }
+WINDOW_MICROS = 60_000_000
 SYSTEMS = ["pyspark", "panes"]
 MAX_RESULT_SIZE = "16m"
 
@@ -52,24 +55,63 @@ def fan_out(key_lines) -> list:
     return [f"{key} {rest}" for rest in rests]
 
 
+def key_value(line: str) -> tuple:
+    key, value, _ = line.split(",")
+    return key, int(value)
+
+
+def window_key(line: str) -> tuple:
+    key, value, micros = line.split(",")
+    return (key, int(micros) // WINDOW_MICROS * WINDOW_MICROS), int(value)
+
+
 def pyspark_job(spark, job, source, out):
     lines = spark.sparkContext.textFile(source)
     if job == "map":
         lines.map(reformat).saveAsTextFile(out)
-    else:
+    elif job == "fanout":
         lines.map(key_of).groupByKey().flatMap(fan_out).saveAsTextFile(out)
+    else:
+        sums = lines.map(window_key).reduceByKey(lambda a, b: a + b)
+        sums.map(lambda kv: f"{kv[0][0]} {kv[0][1]} {kv[1]}").saveAsTextFile(out)
 
 
 def panes_job(job, source, out):
     import panes as beam
 
     with beam.Pipeline(runner="spark") as p:
-        lines = p | beam.io.ReadFromText(source)
+        if job == "watermarked":
+            lines = watermarked_sums(beam, p, source)
+        else:
+            lines = p | beam.io.ReadFromText(source)
         if job == "map":
             lines = lines | beam.Map(reformat)
-        else:
+        elif job == "fanout":
             lines = lines | beam.Map(key_of) | beam.GroupByKey() | beam.FlatMap(fan_out)
         lines | beam.io.WriteToText(out + "/part")
+
+
+def watermarked_sums(beam, p, source):
+    from panes.timestamp import Timestamp
+    from panes.watermark import WatermarkStrategy
+    from panes.window import FixedWindows
+
+    class Format(beam.DoFn):
+        def process(self, kv, window=beam.DoFn.WindowParam):
+            yield f"{kv[0]} {window.start.micros} {kv[1]}"
+
+    read = beam.io.ReadFromText(source).with_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps(),
+        timestamp_fn=lambda line: Timestamp(micros=int(line.rsplit(",", 1)[1])),
+    )
+    return (
+        p
+        | read
+        | beam.Map(key_value)
+        | beam.WindowInto(FixedWindows(WINDOW_MICROS / 1_000_000))
+        | beam.CombinePerKey(sum)
+        | beam.ParDo(Format())
+    )
 
 
 def jvm_peak_mb(spark) -> float:
@@ -95,7 +137,7 @@ def one(system, job, size) -> dict:
             "spark.ui.enabled": "false",
         },
     )
-    source = str(events_csv(size))
+    source = str((ordered_csv if job == "watermarked" else events_csv)(size))
     out = str(DATA / f"scale-out-{system}-{job}-{size}")
     shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
@@ -153,8 +195,8 @@ def main(argv=None):
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     for size in sizes:
-        events_csv(size)
         for job in args.jobs.split(","):
+            (ordered_csv if job == "watermarked" else events_csv)(size)
             results = {}
             for system in args.systems.split(","):
                 results[system] = measure(system, job, size, args.timeout)

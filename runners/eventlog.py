@@ -19,7 +19,7 @@ class Bundle:
     elements: list
 
 
-@dataclass
+@dataclass(slots=True)
 class Watermark:
     """The collection's watermark from ``step`` on; ``idle``: its source has gone quiet and
     does not hold back a combined watermark (Flink's idleness)."""

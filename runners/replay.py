@@ -184,12 +184,19 @@ class _Clock:
 @dataclass
 class Replay:
     """A grouping's replayed outputs: ``main`` and ``late`` as ``(step, key, WindowedValue)`` in
-    canonical order, the output watermark's changes, and what the engine counted."""
+    canonical order, the keys' ``(step, rank, earliest hold)`` changes, what the engine counted,
+    and the input watermark the output watermark (``watermarks``) follows."""
 
     main: list
     late: list
-    watermarks: list
+    holds: list
     counters: Counters
+    input_watermarks: list
+
+    @property
+    def watermarks(self) -> list:
+        """The output watermark's changes."""
+        return output_timeline(self.input_watermarks, self.holds)
 
 
 def replay_grouping(engine, elements: dict, watermarks: list, clock: list) -> Replay:
@@ -208,7 +215,7 @@ def replay_grouping(engine, elements: dict, watermarks: list, clock: list) -> Re
     emissions.sort(key=lambda emission: emission[:3])
     main = [(step, key, wv) for step, _, _, key, tag, wv in emissions if tag == MAIN]
     late = [(step, key, wv) for step, _, _, key, tag, wv in emissions if tag == LATE]
-    return Replay(main, late, output_timeline(watermarks, holds), counters)
+    return Replay(main, late, holds, counters, watermarks)
 
 
 class _KeyReplay:

@@ -7,9 +7,11 @@ come (Beam's). Flink's bounded-out-of-orderness generator emits ``max - delay - 
 ``WatermarkStrategy`` is the API; it lowers to ``panes.ir.io.WatermarkStrategy`` (``to_ir``),
 which the functions here read. The watermark after each record depends only on the running
 maximum of the timestamps seen so far, an associative scan: a segment of the source (a Spark
-partition; the whole source on the direct runner) is summarized by where its running maximum
-rises (``running_maxima``), and the segments' summaries in order give every change of the
-watermark (``watermark_changes``).
+partition's run of a file; the whole source on the direct runner) is summarized by where its
+running maximum rises (``running_maxima``); given where it starts and the largest timestamp
+before it, each segment finds its own changes (``segment_changes``), so the segments' summaries
+need not meet in one place, and in order they give every change of the watermark
+(``watermark_changes``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ __all__ = [
     "to_ir",
     "running_maxima",
     "watermark_changes",
+    "segment_changes",
+    "rising",
     "watermark_for_max",
     "next_emission_point",
     "is_idle",
@@ -117,35 +121,53 @@ def running_maxima(timestamps: Iterable[int]) -> tuple:
 
 def watermark_changes(segments: Sequence[tuple], strategy: ir.WatermarkStrategy) -> list[tuple]:
     """``(record index, watermark)`` wherever the watermark changes, from the ``running_maxima``
-    of the source's segments in order. The watermark moves at the first emission point at or
-    after a rise of the running maximum, to the watermark of the largest maximum by then."""
+    of the source's segments in order."""
     total = sum(count for count, _ in segments)
-    running, current, changes = MIN_MICROS, MIN_MICROS, []
-    pending = None  # (emission point, running maximum there) not yet applied
-
-    def apply(emission: int, maximum: int) -> None:
-        nonlocal current
-        watermark = max(current, watermark_for_max(maximum, strategy))
-        if watermark != current:
-            current = watermark
-            changes.append((emission, watermark))
-
-    start = 0
+    start, entering, tentative = 0, MIN_MICROS, []
     for count, maxima in segments:
-        for index, maximum in maxima:
-            if maximum <= running:
-                continue
-            running = maximum
-            emission = next_emission_point(start + index, strategy)
-            if emission >= total:
-                break
-            if pending is not None and pending[0] != emission:
-                apply(*pending)
-            pending = (emission, maximum)
+        tentative += segment_changes(start, count, entering, maxima, total, strategy)
+        if maxima:
+            entering = max(entering, maxima[-1][1])
         start += count
-    if pending is not None:
-        apply(*pending)
-    return changes
+    return rising(tentative)
+
+
+def segment_changes(
+    start: int, count: int, entering: int, maxima: Sequence[tuple], total: int, strategy
+) -> list[tuple]:
+    """One segment's part of the scan, given where it starts in the source, the largest
+    timestamp before it (``entering``) and its ``running_maxima``: ``(record index,
+    watermark)`` at its first emission point and wherever a rise of its own running maximum
+    reaches an emission point in it. The watermark moves at the first emission point at or
+    after a rise, to the watermark of the largest maximum by then. The first point is
+    tentative: whether it changes the watermark depends on the segments before (``rising``
+    keeps the changes), so each segment's part needs only two numbers from the others."""
+    end = min(start + count, total)
+    first = next_emission_point(start, strategy)
+    if first >= end:
+        return []
+    points, running = [(first, entering)], entering
+    for index, maximum in maxima:
+        point = next_emission_point(start + index, strategy)
+        if point >= end:
+            break
+        running = max(running, maximum)
+        if points[-1][0] == point:
+            points[-1] = (point, running)
+        else:
+            points.append((point, running))
+    return [(point, watermark_for_max(maximum, strategy)) for point, maximum in points]
+
+
+def rising(changes: Iterable[tuple], current: int = MIN_MICROS) -> list[tuple]:
+    """The ``(index, watermark)`` points of segments' parts, in source order, where the
+    watermark really changes: it only rises."""
+    kept = []
+    for index, watermark in changes:
+        if watermark > current:
+            current = watermark
+            kept.append((index, watermark))
+    return kept
 
 
 def is_idle(last_arrival_time: int, now: int, strategy: ir.WatermarkStrategy) -> bool:

@@ -1,5 +1,7 @@
 """How the Spark runner holds a collection: an RDD of ``(position, WindowedValue)`` plus the
-collection's watermark timeline, which is small and kept on the driver.
+collection's watermark timeline, kept on the driver when it is small by design (a TestStream's,
+a batch source's) and on the executors when it grows with the input
+(``panes.runners.spark.timeline``).
 
 Element-wise transforms are not applied at once: a collection may hold them as ``Pending``
 work on an earlier RDD, which its consumer runs fused (``panes.runners.fusion``) into its own
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
+from panes.runners.spark.timeline import Timeline
 
 
 @dataclass(frozen=True)
@@ -119,13 +122,14 @@ class Held:
 class Collection:
     """``rdd`` of ``(position, WindowedValue)`` records, or ``pending`` work producing them, or
     records ``held`` on the driver, parallelized only when a transform needs them as an RDD;
-    ``timeline``: Watermark events, step-ordered; ``step``: the one step all elements are at,
+    ``timeline``: Watermark events, step-ordered, or a timeline spread over the executors
+    (``panes.runners.spark.timeline``); ``step``: the one step all elements are at,
     when known."""
 
     def __init__(
         self,
         rdd,
-        timeline: list,
+        timeline: Timeline,
         step: int | None,
         pending: Pending | None = None,
         accumulator=None,
@@ -159,6 +163,7 @@ class Collection:
         """Beam batch: all elements at one step, then the watermark straight to +inf."""
         return (
             self.step is not None
+            and isinstance(self.timeline, list)
             and len(self.timeline) == 1
             and self.timeline[0].time == MAX_MICROS
             and self.step <= self.timeline[0].step

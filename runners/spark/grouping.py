@@ -19,12 +19,22 @@ from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped, key_prefix
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.shuffle import Buckets, shuffled
+from panes.runners.spark.timeline import (
+    HeldBack,
+    Timeline,
+    chunked,
+    copies,
+    is_spread,
+    layout,
+    received,
+)
 from panes.timestamp import MAX_MICROS, MIN_MICROS
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import BatchGrouping, is_batch_exact
 from panes.windowing.engine import Counters, WindowingEngine
 
 CONTROL = "__control__"
+HOLDS = "__holds__"
 _key, _value = itemgetter(0), itemgetter(1)
 
 
@@ -56,14 +66,13 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
         if node.payload.get("late_output"):
             outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
         return outputs
-    return _replayed(
-        node, source, _shuffled_by_key(source, node, plan), strategy, aggregation, plan
-    )
+    return _replayed(node, source, strategy, aggregation, plan)
 
 
-def _shuffled_by_key(source, node, plan):
+def _shuffled_by_key(source, node, plan, extra=None):
     """The source's elements as ``(key, (position, value, timestamp, windows, pane))`` (plain
-    tuples, which pickle without a reducer call per element), in their key's partition."""
+    tuples, which pickle without a reducer call per element), in their key's partition, with
+    ``extra`` (``shuffled``)."""
     label, kind, partitions = node.id, node.kind, plan.partitions
 
     class Keying:
@@ -93,7 +102,7 @@ def _shuffled_by_key(source, node, plan):
             return self.buckets.finish()
 
     batches = source.work().run(Keying, plan.metrics_accumulator, f"{label} (keyed)")
-    return shuffled(batches, partitions)
+    return shuffled(batches, partitions, extra)
 
 
 def _lifted(source, node, strategy, aggregation, end_step, plan):
@@ -188,13 +197,29 @@ def _batch_outputs(grouping, first: dict, end_step: int):
             yield (*prefix, index), wv
 
 
-def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
+def _replayed(node, source, strategy, aggregation, plan) -> dict:
+    """Each partition's keys replayed against the input timeline: broadcast when the driver
+    holds it, else built in each task from copies of its parts shuffled in with the keys
+    (``panes.runners.spark.timeline``), the output watermark then spread too."""
     label = node.id
     engine = WindowingEngine(strategy, aggregation)
-    timeline = plan.broadcast(source.timeline)
     clock = plan.broadcast(plan.clock_events)
+    spread = is_spread(source.timeline)
+    if spread:
+        parts, shape = layout(source.timeline)
+        pairs = _shuffled_by_key(source, node, plan, copies(parts, plan.partitions))
 
-    def run(groups):
+        def timeline_of(items):
+            return received(shape, items)
+    else:
+        pairs = _shuffled_by_key(source, node, plan)
+        broadcast = plan.broadcast(source.timeline)
+
+        def timeline_of(items):
+            return items, broadcast.value
+
+    def run(partition, items):
+        groups, timeline = timeline_of(items)
         elements = _by_key(groups)
         if not elements:
             return
@@ -202,7 +227,7 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
         container = MetricsContainer()
         token = metrics_scope(container, label)
         try:
-            replay = replay_grouping(engine, elements, timeline.value, clock.value)
+            replay = replay_grouping(engine, elements, timeline, clock.value)
         finally:
             reset_metrics_scope(token)
         for tag, outputs in (("main", replay.main), ("late", replay.late)):
@@ -211,17 +236,27 @@ def _replayed(node, source, pairs, strategy, aggregation, plan) -> dict:
                 index = index + 1 if output_step == step else 0
                 step = output_step
                 yield tag, grouped(step, first[key], index), wv
-        watermarks = [(e.step, e.time, e.idle) for e in replay.watermarks]
+        if spread:
+            holds = [(step, (partition, rank), hold) for step, rank, hold in replay.holds]
+            yield from ((HOLDS, *part) for part in chunked((partition,), holds))
+            watermarks = []
+        else:
+            watermarks = [(e.step, e.time, e.idle) for e in replay.watermarks]
         yield CONTROL, watermarks, (replay.counters, container)
 
-    out = plan.persist(worker_output(pairs.mapPartitions(worker_generator(run))).setName(label))
+    out = worker_output(pairs.mapPartitionsWithIndex(worker_generator(run)))
+    out = plan.persist(out.setName(label))
     controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())
     counters = Counters()
     for _, _, (partition_counters, container) in controls:
         counters.add(partition_counters)
         plan.metrics.merge(container)
     counters.report(plan.metrics, label)
-    timeline_out = _partitions_timeline(source.timeline, [c[1] for c in controls])
+    if spread:
+        holds = worker_output(out.filter(lambda r: r[0] == HOLDS).map(lambda r: (r[1], r[2])))
+        timeline_out: Timeline = HeldBack(source.timeline, holds)
+    else:
+        timeline_out = _partitions_timeline(source.timeline, [c[1] for c in controls])
     outputs = {"main": _tagged(out, "main", timeline_out, label)}
     if node.payload.get("late_output"):
         outputs[node.payload["late_output"]] = _tagged(out, "late", timeline_out, label)

@@ -29,6 +29,7 @@ from panes.runners.spark.positions import by_position, flattened
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.session import get_session
 from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
+from panes.runners.spark.timeline import Merged, is_spread
 
 
 class Plan:
@@ -95,7 +96,11 @@ def plan_flatten(node, inputs, plan):
     steps = {c.step for c in inputs}
     step = steps.pop() if len(steps) == 1 else None
     rdd = plan.sc.union(rdds).setName(node.id) if rdds else plan.sc.emptyRDD()
-    return {"main": Collection(rdd, merged_watermarks([c.timeline for c in inputs]), step)}
+    timelines = [c.timeline for c in inputs]
+    timeline = (
+        Merged(tuple(timelines)) if any(map(is_spread, timelines)) else merged_watermarks(timelines)
+    )
+    return {"main": Collection(rdd, timeline, step)}
 
 
 def plan_write(node, inputs, plan):

@@ -69,9 +69,12 @@ class Buckets:
                 yield partition, dumps(bucket)
 
 
-def shuffled(batches, partitions: int):
+def shuffled(batches, partitions: int, extra=None):
     """``(key, values)`` of ``batches`` (``Buckets`` records), each in its key's partition; a
-    key's values may come in several such lists."""
+    key's values may come in several such lists. ``extra``: ``(partition, item)`` records
+    whose items join the partition's pairs as they are."""
+    if extra is not None:
+        batches = batches.union(extra)
     return batches.partitionBy(partitions, _partition).flatMap(_unpickled)
 
 
@@ -80,4 +83,5 @@ def _partition(partition: int) -> int:
 
 
 def _unpickled(batch):
-    return pickle.loads(batch[1]).items()
+    payload = batch[1]
+    return pickle.loads(payload).items() if type(payload) is bytes else (payload,)

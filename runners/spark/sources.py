@@ -20,9 +20,11 @@ from panes.runners.spark.collection import Collection, Pending, from_stream
 from panes.runners.spark.dataframe import dataframe_chunks
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.file_reads import parquet_chunks, text_chunks
+from panes.runners.spark.serializer import worker_output
+from panes.runners.spark.timeline import SourceChanges, chunked
 from panes.timestamp import MAX_MICROS, MIN_MICROS
 from panes.transforms.source_element import source_values
-from panes.watermark import running_maxima, watermark_changes
+from panes.watermark import running_maxima, segment_changes
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING
 
 # IR source kind -> function(plan, source (the API object), label) giving an RDD of the
@@ -110,8 +112,10 @@ def _feed(label, timestamp_fn, index_of=None):
 
 def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection:
     """A source read record at a time, each record its own step. One pass summarizes each run
-    of a segment's records in a partition by where its running maximum timestamp rises; in
-    source order, the summaries give every change of the watermark (a prefix scan). The
+    of a segment's records in a partition by where its running maximum rises, and keeps the
+    summaries on the executors; the driver takes each run's count and largest timestamp only,
+    to find where each run starts and the largest timestamp before it (a prefix scan over the
+    runs), from which the executors find the runs' watermark changes (``SourceChanges``). The
     records are then read again where they are consumed, each at its step."""
 
     def summary(partition):
@@ -126,31 +130,39 @@ def _record_at_a_time(chunks, label, timestamp_fn, strategy, plan) -> Collection
             if rises:
                 run[3] = max(run[3], rises[-1][1])
             run[2] += count
-        return [(segment, first, count, rises) for segment, first, count, _, rises in runs]
+        return runs
 
+    summaries = plan.persist(worker_output(chunks.mapPartitions(worker_generator(summary))))
     runs = sorted(
-        plan.action(label, chunks.mapPartitions(worker_generator(summary)).collect),
+        plan.action(label, summaries.map(lambda run: tuple(run[:4])).collect),
         key=lambda run: run[:2],
     )
     starts: dict = {}
-    total = 0
-    for segment, first, count, _ in runs:
+    before: dict = {}  # (segment, first offset) -> (first record index, largest timestamp before)
+    total, largest = 0, MIN_MICROS
+    for segment, first, count, maximum in runs:
         starts.setdefault(segment, ([], []))
         starts[segment][0].append(first)
         starts[segment][1].append(total)
-        total += count
+        before[segment, first] = (total, largest)
+        total, largest = total + count, max(largest, maximum)
 
     def index_of(segment, offset):
         firsts, indexes = starts[segment]
         run = bisect_right(firsts, offset) - 1
         return indexes[run] + offset - firsts[run]
 
-    changes = watermark_changes([(count, rises) for _, _, count, rises in runs], strategy)
-    timeline = [Watermark(record_step(index), watermark) for index, watermark in changes]
+    def changes(runs):
+        for segment, first, count, _, rises in runs:
+            start, entering = before[segment, first]
+            points = segment_changes(start, count, entering, rises, total, strategy)
+            yield from chunked((start,), points)
+
+    timeline = SourceChanges(worker_output(summaries.mapPartitions(changes)))
     pending = Pending(chunks, _feed(label, timestamp_fn, index_of), chunked=True)
     return Collection(
         None,
-        timeline + [Watermark(END_STEP, MAX_MICROS)],
+        timeline,
         record_step(0) if total == 1 else (None if total else FIRST_STEP),
         pending,
         plan.metrics_accumulator,
