@@ -181,6 +181,37 @@ class _Clock:
         return index if index < len(self.times) else None
 
 
+class Clocks:
+    """An event log's watermark and processing-time advances, and the one search that both the
+    batch replay and the streaming operator make in them: the first advance that passes one of
+    a key's timers."""
+
+    def __init__(self, watermarks: list, processing_times: list):
+        self.watermark = _Clock(watermarks, _watermark_position)
+        self.clock = _Clock(processing_times, _clock_position)
+
+    def before(self, position: int) -> tuple:
+        """``(watermark, processing time)`` just before ``position``."""
+        return self.watermark.before(position), self.clock.before(position)
+
+    def next_advance(self, position: int) -> float:
+        """The position of the first advance of either clock after ``position`` (inf: none)."""
+        return min(self.watermark.next_advance(position), self.clock.next_advance(position))
+
+    def next_firing(self, event_timer, processing_timer):
+        """``(position, domain, time)`` of the first advance that passes the next event-time or
+        processing-time timer (None: a timer each, or none passed)."""
+        found = None
+        for domain, line, timer in (
+            (EVENT_TIME, self.watermark, event_timer),
+            (PROCESSING_TIME, self.clock, processing_timer),
+        ):
+            index = line.passing(timer)
+            if index is not None and (found is None or line.positions[index] < found[0]):
+                found = (line.positions[index], domain, line.times[index])
+        return found
+
+
 @dataclass
 class Replay:
     """A grouping's replayed outputs: ``main`` and ``late`` as ``(step, key, WindowedValue)`` in
@@ -205,9 +236,7 @@ def replay_grouping(engine, elements: dict, watermarks: list, clock: list) -> Re
     order of their first arrival — through ``engine`` against the input ``watermarks`` and
     processing-time ``clock`` advances (both step-ordered)."""
     counters = Counters()
-    replayer = _KeyReplay(
-        engine, counters, _Clock(watermarks, _watermark_position), _Clock(clock, _clock_position)
-    )
+    replayer = _KeyReplay(engine, counters, Clocks(watermarks, clock))
     emissions: list = []
     holds: list = []
     for rank, (key, values) in enumerate(elements.items()):
@@ -221,9 +250,8 @@ def replay_grouping(engine, elements: dict, watermarks: list, clock: list) -> Re
 class _KeyReplay:
     """Replays one key at a time with the shared clocks."""
 
-    def __init__(self, engine, counters, watermark: _Clock, clock: _Clock):
-        self.engine, self.counters = engine, counters
-        self.watermark, self.clock = watermark, clock
+    def __init__(self, engine, counters, clocks: Clocks):
+        self.engine, self.counters, self.clocks = engine, counters, clocks
         self.state: KeyState | None = None
         self.hold: int | None = None
 
@@ -244,9 +272,7 @@ class _KeyReplay:
                 # A clock may have moved since the last bundle: fire what it passed.
                 self._fire_timers_before(position)
                 state = self._catch_up(position)
-                still_until = min(
-                    self.watermark.next_advance(position), self.clock.next_advance(position)
-                )
+                still_until = self.clocks.next_advance(position)
             if end == start + 1:
                 stop = engine.absorb_run(
                     state, values, start, _last_bundle_step_before(still_until)
@@ -270,7 +296,7 @@ class _KeyReplay:
     def _catch_up(self, position: int):
         """The key's state (a new one after its state emptied) with the clocks as they are just
         before ``position``, which pass none of its timers, so nothing fires."""
-        watermark, now = self.watermark.before(position), self.clock.before(position)
+        watermark, now = self.clocks.before(position)
         if self.state is None:
             self.state = self.engine.new_state(self.key, watermark, now)
             return self.state
@@ -284,31 +310,18 @@ class _KeyReplay:
     def _fire_timers_before(self, limit) -> None:
         """Fires, in log order, every clock advance before ``limit`` (None: the end) that
         passes one of the key's timers."""
-        watermark, clock, engine = self.watermark, self.clock, self.engine
         while self.state is not None:
             timers = self.state.timers
-            by_watermark = watermark.passing(timers.next_time(EVENT_TIME))
-            by_clock = clock.passing(timers.next_time(PROCESSING_TIME))
-            if by_watermark is None and by_clock is None:
+            found = self.clocks.next_firing(
+                timers.next_time(EVENT_TIME), timers.next_time(PROCESSING_TIME)
+            )
+            if found is None:
                 return
-            if by_clock is None or (
-                by_watermark is not None
-                and watermark.positions[by_watermark] < clock.positions[by_clock]
-            ):
-                position, domain, time = (
-                    watermark.positions[by_watermark],
-                    EVENT_TIME,
-                    watermark.times[by_watermark],
-                )
-            else:
-                position, domain, time = (
-                    clock.positions[by_clock],
-                    PROCESSING_TIME,
-                    clock.times[by_clock],
-                )
+            position, domain, time = found
             if limit is not None and position >= limit:
                 return
             state = self._catch_up(position)
+            engine = self.engine
             advance = (
                 engine.advance_watermark if domain == EVENT_TIME else engine.advance_processing_time
             )

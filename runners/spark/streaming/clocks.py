@@ -23,7 +23,7 @@ import bisect
 import math
 
 from panes.runners.eventlog import END_STEP
-from panes.runners.replay import _bundle_position, _Clock, _clock_position, _watermark_position
+from panes.runners.replay import Clocks, _bundle_position, _clock_position
 from panes.runners.spark.streaming.key_state import EVENT_TIME, PROCESSING_TIME
 from panes.timestamp import MIN_MICROS
 
@@ -41,8 +41,7 @@ class StaticClocks:
 
     def __init__(self, steps: list, watermarks: list, processing_times: list):
         self.steps = steps
-        self.watermark = _Clock(watermarks, _watermark_position)
-        self.clock = _Clock(processing_times, _clock_position)
+        self.clocks = Clocks(watermarks, processing_times)
 
     def tick(self, step: int) -> int:
         return tick(self.steps, step)
@@ -74,12 +73,7 @@ class StaticClocks:
 
     def _next_firing(self, key):
         """``(position, domain, time)`` of the first advance that fires a timer, or None."""
-        candidates = []
-        for domain, line in ((EVENT_TIME, self.watermark), (PROCESSING_TIME, self.clock)):
-            index = line.passing(key.next_timer(domain))
-            if index is not None:
-                candidates.append((line.positions[index], domain, line.times[index]))
-        return min(candidates) if candidates else None
+        return self.clocks.next_firing(key.next_timer(EVENT_TIME), key.next_timer(PROCESSING_TIME))
 
     def _fire_before(self, key, limit, log) -> None:
         while (found := self._next_firing(key)) is not None and found[0] < limit:
@@ -90,8 +84,7 @@ class StaticClocks:
     def _catch_up(self, key, position: int) -> None:
         """The key's clocks as they are just before ``position``; they pass none of its timers
         there, so nothing fires."""
-        for domain, line in ((EVENT_TIME, self.watermark), (PROCESSING_TIME, self.clock)):
-            time = line.before(position)
+        for domain, time in zip((EVENT_TIME, PROCESSING_TIME), self.clocks.before(position)):
             if key.clock(domain) < time:
                 key.advance(domain, time)
 
