@@ -50,6 +50,12 @@ WINDOWED = textwrap.dedent("""
         beam.Pipeline(runner="spark")
     except PipelineConstructionError as error:
         print(error)
+    remote = beam.Pipeline()
+    remote | "ReadLogs" >> beam.io.ReadFromText("s3://bucket/logs/*.txt")
+    try:
+        remote.run()
+    except Exception as error:
+        print(error)
 """)
 
 
@@ -81,14 +87,17 @@ def test_base_install_runs_the_direct_runner_without_spark(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 3, done.stdout
-    values, installed, error = done.stdout.splitlines()
+    assert len(done.stdout.splitlines()) == 4, done.stdout
+    values, installed, error, remote = done.stdout.splitlines()
     assert values == "[('a', 45), ('a', 145)]"
     assert installed == "[]"
     assert (
         error == "the spark runner needs pyspark, which is not installed: "
         "pip install 'panes[spark]'"
     )
+    # Without pyarrow only local paths work; any other scheme names the extra that reads it.
+    assert "ReadLogs" in remote
+    assert "s3:// paths need pyarrow's file systems: pip install 'panes[parquet]'" in remote
     # The README's first command: the word count example reads and writes local text files.
     counted = subprocess.run(
         [
