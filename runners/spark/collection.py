@@ -80,12 +80,13 @@ class Pending:
         return worker_output(rdd).setName(name)
 
 
-class BoxingSink:
-    """Keeps the chain's output as ``(position, WindowedValue)`` records."""
+class ChunkSink:
+    """Keeps the chain's output as the ``Chunk``s it comes in: columns, which cross to another
+    process for a fraction of what a windowed value each costs."""
 
     def __init__(self, ordered=False, cell=None):
         self.out: list = []
-        self.push = boxing_sink(self.out)
+        self.push = self.out.append
 
     def drain(self):
         yield from self.out
@@ -93,6 +94,20 @@ class BoxingSink:
 
     def finish(self):
         return ()
+
+
+class BoxingSink(ChunkSink):
+    """Keeps the chain's output as ``(position, WindowedValue)`` records."""
+
+    def __init__(self, ordered=False, cell=None):
+        super().__init__(ordered, cell)
+        self.push = boxing_sink(self.out)
+
+
+def chunk_feed(partition, chunk, push):
+    """Feeds records that are ``Chunk``s already."""
+    push(chunk)
+    return chunk.positions[-1]
 
 
 def positioned_feed(partition, records, push):
@@ -144,6 +159,18 @@ class Collection:
         if self._rdd is None and self.held is not None:
             self._rdd = self.held.parallelize()
         return self._rdd
+
+    def collect(self, action) -> list:
+        """The collection's ``(position, WindowedValue)`` records on the driver, in no
+        particular order; ``action(run)`` runs the Spark job. Pending work ships its output
+        as chunks, boxed here."""
+        if self.pending is None:
+            return action(self.rdd.collect)
+        records: list = []
+        push = boxing_sink(records)
+        for chunk in action(self.pending.run(ChunkSink, self.accumulator, self.name).collect):
+            push(chunk)
+        return records
 
     def work(self) -> Pending:
         """The collection as pending work (none yet, when it is already an RDD)."""

@@ -78,7 +78,7 @@ class Plan:
         """The collection's ``(position, windowed value)`` in event-log order, on the driver."""
         if collection.held is not None:
             return list(collection.held.records)
-        return sorted(self.action(label, collection.rdd.collect), key=by_position)
+        return sorted(collection.collect(lambda run: self.action(label, run)), key=by_position)
 
     def release(self) -> None:
         for rdd in self._persisted:
