@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING
 
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
-from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
+from panes.runners.fusion import CHUNK, Chain, Chunk, Expanded, boxing_sink
 from panes.runners.spark.errors import worker_generator
 from panes.timestamp import MAX_MICROS
+from panes.window import windowed_value
 
 if TYPE_CHECKING:
     from pyspark import RDD
 from panes.runners.spark.metrics import loop_id, report
-from panes.runners.spark.positions import FINISH
+from panes.runners.spark.positions import FINISH, by_position
 from panes.runners.spark.serializer import worker_output
 
 
@@ -104,6 +105,21 @@ class BoxingSink(ChunkSink):
         self.push = boxing_sink(self.out)
 
 
+def in_order(chunks: list) -> list:
+    """The ``(step, WindowedValue)`` of the chunks' elements, in position order. Positions
+    are sorted by runs: a grouping's or FlatMap's outputs of one input (a nested ``Expanded``
+    column) sort as one run, by its first position; any other position is a run alone."""
+    runs: list = []
+    for chunk in chunks:
+        boxed = list(map(windowed_value, zip(*chunk[1:])))
+        positions = chunk.positions
+        runs += (
+            positions.runs(boxed) if isinstance(positions, Expanded) else zip(positions, zip(boxed))
+        )
+    runs.sort(key=by_position)
+    return [(first[0], wv) for first, run in runs for wv in run]
+
+
 def chunk_feed(partition, chunk, push):
     """Feeds records that are ``Chunk``s already."""
     push(chunk)
@@ -161,16 +177,16 @@ class Collection:
         return self._rdd
 
     def collect(self, action) -> list:
-        """The collection's ``(position, WindowedValue)`` records on the driver, in no
-        particular order; ``action(run)`` runs the Spark job. Pending work ships its output
-        as chunks, boxed here."""
+        """The collection's ``(step, WindowedValue)`` on the driver, in position order;
+        ``action(run)`` runs the Spark job. Pending work ships its output as chunks, boxed
+        here."""
         if self.pending is None:
-            return action(self.rdd.collect)
-        records: list = []
-        push = boxing_sink(records)
-        for chunk in action(self.pending.run(ChunkSink, self.accumulator, self.name).collect):
-            push(chunk)
-        return records
+            return [
+                (position[0], wv)
+                for position, wv in sorted(action(self.rdd.collect), key=by_position)
+            ]
+        chunks = action(self.pending.run(ChunkSink, self.accumulator, self.name).collect)
+        return in_order(chunks)
 
     def work(self) -> Pending:
         """The collection as pending work (none yet, when it is already an RDD)."""
