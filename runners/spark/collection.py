@@ -4,7 +4,9 @@ collection's watermark timeline, which is small and kept on the driver.
 Element-wise transforms are not applied at once: a collection may hold them as ``Pending``
 work on an earlier RDD, which its consumer runs fused (``panes.runners.fusion``) into its own
 partition loop — a grouping folds the elements straight into its accumulators. Reading
-``rdd`` runs the pending work into boxed elements.
+``rdd`` runs the pending work into boxed elements. A batch grouping's output is such work
+over an RDD of ``Chunk``s (columns), and what the driver collects crosses as chunks: a
+windowed value each would cost several times as much to pickle and unpickle.
 """
 
 from __future__ import annotations
