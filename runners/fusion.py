@@ -87,6 +87,15 @@ class Expanded(Sequence):
     def __iter__(self):
         return iter(self.entries())
 
+    def runs(self, entries: list) -> list:
+        """For a positions column: ``(first position, its elements)`` of each input's outputs,
+        ``entries`` the elements. No other position sorts between a run's (its positions
+        share a prefix no other has), so whole runs can be sorted by their first position."""
+        return [
+            ((*position, 0), entries[start:end])
+            for position, start, end in zip(self._column, [0, *self._ends], self._ends)
+        ]
+
     def entries(self) -> list:
         if self._entries is None:
             counts = [end - start for start, end in zip([0, *self._ends], self._ends)]

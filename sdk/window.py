@@ -17,7 +17,7 @@ from __future__ import annotations
 import copyreg
 import enum
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
@@ -142,6 +142,35 @@ class IntervalWindow(_IntervalMicros, BoundedWindow):
 
 # An IntervalWindow from a ``(start_micros, end_micros)`` pair, built in C.
 interval_window = partial(tuple.__new__, IntervalWindow)
+
+
+class IntervalWindows(Sequence):
+    """A column of windows tuples, the i-th ``(IntervalWindow(starts[i], ends[i]),)`` (bounds
+    in micros), kept as its two lists of bounds: they pickle for a fraction of what a window
+    object each costs. Built whole when first read."""
+
+    __slots__ = ("starts", "ends", "_entries")
+
+    def __init__(self, starts: list, ends: list):
+        self.starts, self.ends = starts, ends
+        self._entries: list | None = None
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, index):
+        return self.entries()[index]
+
+    def __iter__(self):
+        return iter(self.entries())
+
+    def entries(self) -> list:
+        if self._entries is None:
+            self._entries = list(zip(map(interval_window, zip(self.starts, self.ends))))
+        return self._entries
+
+    def __reduce__(self):
+        return IntervalWindows, (self.starts, self.ends)
 
 
 @dataclass(frozen=True, eq=False, slots=True)

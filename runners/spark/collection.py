@@ -6,7 +6,9 @@ a batch source's) and on the executors when it grows with the input
 Element-wise transforms are not applied at once: a collection may hold them as ``Pending``
 work on an earlier RDD, which its consumer runs fused (``panes.runners.fusion``) into its own
 partition loop — a grouping folds the elements straight into its accumulators. Reading
-``rdd`` runs the pending work into boxed elements.
+``rdd`` runs the pending work into boxed elements. A batch grouping's output is such work
+over an RDD of ``Chunk``s (columns), and what the driver collects crosses as chunks: a
+windowed value each would cost several times as much to pickle and unpickle.
 """
 
 from __future__ import annotations
@@ -19,14 +21,15 @@ from typing import TYPE_CHECKING
 
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
-from panes.runners.fusion import CHUNK, Chain, Chunk, boxing_sink
+from panes.runners.fusion import CHUNK, Chain, Chunk, Expanded, boxing_sink
 from panes.runners.spark.errors import worker_generator
 from panes.timestamp import MAX_MICROS
+from panes.window import windowed_value
 
 if TYPE_CHECKING:
     from pyspark import RDD
 from panes.runners.spark.metrics import loop_id, report
-from panes.runners.spark.positions import FINISH
+from panes.runners.spark.positions import FINISH, by_position
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.timeline import Timeline
 
@@ -83,12 +86,13 @@ class Pending:
         return worker_output(rdd).setName(name)
 
 
-class BoxingSink:
-    """Keeps the chain's output as ``(position, WindowedValue)`` records."""
+class ChunkSink:
+    """Keeps the chain's output as the ``Chunk``s it comes in: columns, which cross to another
+    process for a fraction of what a windowed value each costs."""
 
     def __init__(self, ordered=False, cell=None):
         self.out: list = []
-        self.push = boxing_sink(self.out)
+        self.push = self.out.append
 
     def drain(self):
         yield from self.out
@@ -96,6 +100,35 @@ class BoxingSink:
 
     def finish(self):
         return ()
+
+
+class BoxingSink(ChunkSink):
+    """Keeps the chain's output as ``(position, WindowedValue)`` records."""
+
+    def __init__(self, ordered=False, cell=None):
+        super().__init__(ordered, cell)
+        self.push = boxing_sink(self.out)
+
+
+def in_order(chunks: list) -> list:
+    """The ``(step, WindowedValue)`` of the chunks' elements, in position order. Positions
+    are sorted by runs: a grouping's or FlatMap's outputs of one input (a nested ``Expanded``
+    column) sort as one run, by its first position; any other position is a run alone."""
+    runs: list = []
+    for chunk in chunks:
+        boxed = list(map(windowed_value, zip(*chunk[1:])))
+        positions = chunk.positions
+        runs += (
+            positions.runs(boxed) if isinstance(positions, Expanded) else zip(positions, zip(boxed))
+        )
+    runs.sort(key=by_position)
+    return [(first[0], wv) for first, run in runs for wv in run]
+
+
+def chunk_feed(partition, chunk, push):
+    """Feeds records that are ``Chunk``s already."""
+    push(chunk)
+    return chunk.positions[-1]
 
 
 def positioned_feed(partition, records, push):
@@ -148,6 +181,18 @@ class Collection:
         if self._rdd is None and self.held is not None:
             self._rdd = self.held.parallelize()
         return self._rdd
+
+    def collect(self, action) -> list:
+        """The collection's ``(step, WindowedValue)`` on the driver, in position order;
+        ``action(run)`` runs the Spark job. Pending work ships its output as chunks, boxed
+        here."""
+        if self.pending is None:
+            return [
+                (position[0], wv)
+                for position, wv in sorted(action(self.rdd.collect), key=by_position)
+            ]
+        chunks = action(self.pending.run(ChunkSink, self.accumulator, self.name).collect)
+        return in_order(chunks)
 
     def work(self) -> Pending:
         """The collection as pending work (none yet, when it is already an RDD)."""

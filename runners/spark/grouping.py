@@ -8,13 +8,15 @@ by position, and drive the windowing engine through the whole watermark and cloc
 
 from __future__ import annotations
 
+from itertools import accumulate
 from operator import itemgetter
 
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP, Watermark
+from panes.runners.fusion import CHUNK, Chunk, Expanded
 from panes.runners.replay import key_values, output_timeline, replay_grouping
-from panes.runners.spark.collection import Collection
+from panes.runners.spark.collection import Collection, Pending, chunk_feed
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped, key_prefix
 from panes.runners.spark.serializer import worker_output
@@ -30,7 +32,7 @@ from panes.runners.spark.timeline import (
 )
 from panes.timestamp import MAX_MICROS, MIN_MICROS
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing.batch import BATCH_PANE, BatchGrouping, is_batch_exact
 from panes.windowing.engine import Counters, WindowingEngine
 
 CONTROL = "__control__"
@@ -54,15 +56,18 @@ def _plan_grouping(node, source, plan, aggregation) -> dict:
     if is_batch_exact(strategy) and source.is_batch():
         end_step = source.timeline[0].step
         if isinstance(aggregation, CombineFnAggregation):
-            rdd = _lifted(source, node, strategy, aggregation, end_step, plan)
+            chunks = _lifted(source, node, strategy, aggregation, end_step, plan)
         else:
-            rdd = worker_output(
+            chunks = worker_output(
                 _shuffled_by_key(source, node, plan).mapPartitions(
                     worker_generator(_batch_partition(strategy, aggregation, end_step))
                 )
             )
         done = [Watermark(end_step, MAX_MICROS)]
-        outputs = {"main": Collection(rdd.setName(label), done, end_step)}
+        # A partition's chunks are in position order.
+        pending = Pending(chunks.setName(label), chunk_feed, chunked=True, ordered=True)
+        main = Collection(None, done, end_step, pending, plan.metrics_accumulator, label)
+        outputs = {"main": main}
         if node.payload.get("late_output"):
             outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
         return outputs
@@ -189,12 +194,17 @@ def _batch_partition(strategy, aggregation, end_step):
 
 
 def _batch_outputs(grouping, first: dict, end_step: int):
-    """A batch grouping's panes as ``(position, WindowedValue)`` records, in position order
-    (so the driver's sort merges a few sorted runs); ``first``: each key's first position."""
-    for key in sorted(grouping.keys(), key=first.__getitem__):
-        prefix = key_prefix(end_step, first[key])
-        for index, wv in enumerate(grouping.key_panes(key)):
-            yield (*prefix, index), wv
+    """A batch grouping's panes as ``Chunk``s of whole keys, keys in the order of their first
+    position (``first``), so a partition's outputs are in position order; a key's outputs
+    are at ``(*key_prefix, index)``. Columns cross to the consumer (or the driver) for a
+    fraction of what a windowed value each costs to pickle."""
+    keys = sorted(grouping.keys(), key=first.__getitem__)
+    done = 0
+    for counts, values, timestamps, windows in grouping.columns(keys, CHUNK):
+        prefixes = [key_prefix(end_step, first[key]) for key in keys[done : done + len(counts)]]
+        done += len(counts)
+        positions = Expanded(prefixes, list(accumulate(counts)), nested=True)
+        yield Chunk(positions, values, timestamps, windows, [BATCH_PANE] * len(values))
 
 
 def _replayed(node, source, strategy, aggregation, plan) -> dict:

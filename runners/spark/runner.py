@@ -25,7 +25,7 @@ from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
 from panes.runners.spark.metrics import committed, partition_metrics
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
-from panes.runners.spark.positions import by_position, flattened
+from panes.runners.spark.positions import flattened
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.session import get_session
 from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
@@ -76,10 +76,10 @@ class Plan:
             return run()
 
     def collect_sorted(self, collection: Collection, label: str) -> list:
-        """The collection's ``(position, windowed value)`` in event-log order, on the driver."""
+        """The collection's ``(step, windowed value)`` in event-log order, on the driver."""
         if collection.held is not None:
-            return list(collection.held.records)
-        return sorted(self.action(label, collection.rdd.collect), key=by_position)
+            return [(position[0], wv) for position, wv in collection.held.records]
+        return collection.collect(lambda run: self.action(label, run))
 
     def release(self) -> None:
         for rdd in self._persisted:
@@ -112,7 +112,7 @@ def plan_write(node, inputs, plan):
         return {}
     records = plan.collect_sorted(inputs[0], node.id)
     if isinstance(sink, CaptureSink):
-        plan.captures[sink.capture_id] = [(position[0], wv) for position, wv in records]
+        plan.captures[sink.capture_id] = records
         return {}
     try:
         lift(sink).write_records([wv.value for _, wv in records], node.id)

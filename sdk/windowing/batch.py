@@ -10,6 +10,7 @@ Spark runner for combiner lifting and its Spark SQL lowering.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from itertools import repeat
 
 from panes.errors import UserCodeError
@@ -17,7 +18,7 @@ from panes.ir import triggers
 from panes.ir import windowing as ir
 from panes.ir.windowing import TimestampCombiner
 from panes.timestamp import MAX_MICROS
-from panes.window import SessionSlots, interval_window, window_order, windowed_value
+from panes.window import IntervalWindows, SessionSlots, window_order, windowed_value
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
@@ -62,7 +63,7 @@ class BatchGrouping:
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
         # One windows tuple per distinct window, across keys: pickling ships a repeated one
         # once. (Sessions are all distinct.)
-        self._windows_of = None if self._sessions else {}
+        self._windows_of: dict = {}
         self.add_chunk = self._chunk_adder()
 
     def _chunk_adder(self):
@@ -156,33 +157,72 @@ class BatchGrouping:
     def panes(self) -> list:
         """The ON_TIME pane of every key and window, in canonical order: keys as they first
         arrived, then windows by ``window_order``."""
-        return [wv for key in self._keys for wv in self.key_panes(key)]
+        return [
+            wv
+            for _, values, timestamps, windows in self.columns(self._keys)
+            for wv in map(windowed_value, zip(values, timestamps, windows, repeat(BATCH_PANE)))
+        ]
 
-    def key_panes(self, key) -> list:
-        """The key's ON_TIME panes, its windows merged, in window order."""
-        at_end, aggregation = self._at_end, self.aggregation
-        extract, windows_of = aggregation.extractor(), self._windows_of
-        panes = []
-        for window, (accumulator, timestamp) in self._ordered_slots(key):
-            try:
-                output = extract(accumulator)
-            except UserCodeError:
-                raise
-            except Exception as error:
-                raise aggregation.extract_failed(accumulator, error) from error
-            windows = (
-                (window,)
-                if windows_of is None
-                else windows_of.get(window) or windows_of.setdefault(window, (window,))
+    def columns(self, keys, size: int | None = None) -> Iterator[tuple[list, list, list, Sequence]]:
+        """The ON_TIME panes of ``keys``, each key's windows merged and in window order, as
+        columns, in chunks of whole keys that end once they hold ``size`` panes (one chunk
+        if None): how many panes each key has, the values ``(key, output)``, the timestamps
+        and the windows tuples (every pane is ``BATCH_PANE``). Columns rather than a windowed
+        value per pane because runners ship them: sessions' windows stay lists of micros."""
+        sessions, at_end, windows_of = self._sessions, self._at_end, self._windows_of
+        counts, values, timestamps, starts, ends, windows = _no_columns()
+
+        def chunk() -> tuple[list, list, list, Sequence]:
+            return (
+                counts,
+                values,
+                timestamps,
+                IntervalWindows(starts, ends) if sessions else windows,
             )
-            timestamp = window.max_timestamp_micros if at_end else timestamp
-            panes.append(windowed_value(((key, output), timestamp, windows, BATCH_PANE)))
-        return panes
 
-    def _ordered_slots(self, key):
+        for key in keys:
+            if sessions:
+                merged = self._keys[key]
+                slots = merged.slots
+                starts += merged.starts
+                ends += merged.ends
+                timestamps += (
+                    [end - 1 for end in merged.ends]  # each window's max_timestamp
+                    if at_end
+                    else [timestamp for _, timestamp in slots]
+                )
+            else:
+                ordered = self._ordered_slots(key)
+                slots = [slot for _, slot in ordered]
+                for window, (_, timestamp) in ordered:
+                    timestamps.append(window.max_timestamp_micros if at_end else timestamp)
+                    shared = windows_of.get(window) or windows_of.setdefault(window, (window,))
+                    windows.append(shared)
+            counts.append(len(slots))
+            values += zip(repeat(key), self._outputs(slots))
+            if size is not None and len(values) >= size:
+                yield chunk()
+                counts, values, timestamps, starts, ends, windows = _no_columns()
+        if counts:
+            yield chunk()
+
+    def _outputs(self, slots: list) -> list:
+        """The aggregation's outputs of ``slots``' accumulators."""
+        aggregation = self.aggregation
+        extract = aggregation.extractor()
+        outputs: list = []
+        append, accumulator = outputs.append, None
+        try:
+            for accumulator, _ in slots:
+                append(extract(accumulator))
+        except UserCodeError:
+            raise
+        except Exception as error:
+            raise aggregation.extract_failed(accumulator, error) from error
+        return outputs
+
+    def _ordered_slots(self, key) -> list:
         slots = self._keys[key]
-        if self._sessions:
-            return zip(map(interval_window, zip(slots.starts, slots.ends)), slots.slots)
         self._merge_windows(key)
         return sorted(slots.items(), key=lambda item: window_order(item[0]))
 
@@ -198,3 +238,9 @@ class BatchGrouping:
             if existing is not None:
                 merging.append(existing)
             slots[result] = self._merge_slots(merging)
+
+
+def _no_columns() -> tuple[list, list, list, list, list, list]:
+    """Empty columns for ``BatchGrouping.columns``: counts, values, timestamps, starts, ends,
+    windows."""
+    return [], [], [], [], [], []

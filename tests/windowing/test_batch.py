@@ -1,5 +1,7 @@
 """The batch fast path gives exactly the engine's panes for default-trigger batch input."""
 
+import pickle
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stepper import Stepper
@@ -12,6 +14,8 @@ from panes.window import (
     AssignContext,
     FixedWindows,
     GlobalWindows,
+    IntervalWindow,
+    IntervalWindows,
     Sessions,
     SlidingWindows,
     TimestampCombiner,
@@ -84,3 +88,34 @@ def test_batch_grouping_matches_the_engine(records, window_fn, combiner, latenes
 def test_only_the_default_trigger_takes_the_batch_path():
     assert is_batch_exact(strategy_of(window_fn=FixedWindows(10)))
     assert not is_batch_exact(strategy_of(trigger=Repeatedly(AfterCount(2))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(elements, st.sampled_from(WINDOW_FNS), st.booleans(), st.integers(1, 6))
+def test_columns_come_in_chunks_of_whole_keys(records, window_fn, combine, size):
+    """Each chunk ends with the first key that brings it to ``size`` panes; together the chunks
+    are the panes, and each column's i-th entry is the i-th pane's."""
+    aggregation = CombineFnAggregation(SumFn()) if combine else BufferAggregation()
+    batch = BatchGrouping(strategy_of(window_fn=window_fn), aggregation)
+    for key, second, value in records:
+        batch.add_chunk([(key, value)], [second * 10**6], [window_fn.assign(AssignContext(second))])
+    panes = batch.panes()
+    chunks = list(batch.columns(list(batch.keys()), size))
+    assert [count for counts, *_ in chunks for count in counts] == [
+        sum(1 for wv in panes if wv.value[0] == key) for key in batch.keys()
+    ]
+    for counts, *_ in chunks[:-1]:
+        assert sum(counts) >= size > sum(counts[:-1])
+    assert [
+        (value, timestamp, windows)
+        for _, values, timestamps, windows in chunks
+        for value, timestamp, windows in zip(values, timestamps, windows)
+    ] == [(wv.value, wv.timestamp_micros, wv.windows) for wv in panes]
+
+
+def test_interval_windows_pickle_as_their_bounds():
+    column = IntervalWindows([0, 10 * 10**6], [5 * 10**6, 12 * 10**6])
+    assert list(column) == [(IntervalWindow(0, 5),), (IntervalWindow(10, 12),)]
+    copy = pickle.loads(pickle.dumps(column))
+    assert (copy.starts, copy.ends) == (column.starts, column.ends)
+    assert list(copy) == list(column) and copy[1] == (IntervalWindow(10, 12),)
