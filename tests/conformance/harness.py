@@ -18,6 +18,7 @@ times in seconds; ``late`` rows are elements sent to the late-data output.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from pathlib import Path
 
@@ -156,10 +157,12 @@ def test_stream(events: list, reverse_bundles=False, single_elements=False) -> T
     return stream
 
 
-def _input(p, scenario, label, **variant):
+def _input(p, scenario, label, from_file=None, **variant):
     if "source" in scenario:
         source = scenario["source"]
         records = [tuple(r) for r in source["records"]]
+        if from_file is not None:
+            return _read_from_file(p, source, records, label, from_file)
         create = beam.Create(records)
         arrivals = source.get("arrivals")
         if "watermark" in source:
@@ -175,6 +178,22 @@ def _input(p, scenario, label, **variant):
             | f"{label}Pairs" >> beam.Map(lambda r: TimestampedValue((r[0], r[1]), r[2]))
         )
     return p | label >> test_stream(scenario["events"], **variant)
+
+
+def _read_from_file(p, source, records, label, folder: Path):
+    """The source's records as JSON lines in a file under ``folder``, read by ``ReadFromText``
+    under the source's watermark strategy (on Spark, by Spark's reader, in place)."""
+    path = folder / f"{label}.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    read = beam.io.ReadFromText(str(path)).with_watermarks(
+        evaluate(source["watermark"]), timestamp_fn=lambda line: json.loads(line)[2]
+    )
+    return (
+        p
+        | label >> read
+        | f"{label}Pairs"
+        >> beam.Map(lambda line: (lambda r: TimestampedValue((r[0], r[1]), r[2]))(json.loads(line)))
+    )
 
 
 def _grouping(spec):

@@ -73,3 +73,20 @@ def test_spark_partitioning_does_not_change_results(scenario, partitions, shuffl
 
     runner = SparkRunner(partitions=partitions, shuffle_seed=shuffle_seed)
     check(scenario, run_scenario(scenario, runner))
+
+
+# Sources read record at a time whose records carry no arrival times, read from a file: Spark
+# reads them in place and keeps their watermark timelines on the executors.
+FILE_SOURCES = [
+    s for s in SCENARIOS if "watermark" in s.get("source", {}) and "arrivals" not in s["source"]
+]
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+@pytest.mark.parametrize(
+    "scenario", [marked(s) for s in FILE_SOURCES] if "spark" in RUNNERS else [], ids=scenario_id
+)
+def test_a_source_read_from_a_file_gives_the_same_panes(scenario, partitions, spark, tmp_path):
+    from panes.runners.spark import SparkRunner
+
+    check(scenario, run_scenario(scenario, SparkRunner(partitions=partitions), from_file=tmp_path))
