@@ -161,23 +161,25 @@ def _input(p, scenario, label, from_file=None, **variant):
     if "source" in scenario:
         source = scenario["source"]
         records = [tuple(r) for r in source["records"]]
-        if from_file is not None:
-            return _read_from_file(p, source, records, label, from_file)
-        create = beam.Create(records)
-        arrivals = source.get("arrivals")
-        if "watermark" in source:
-            arrival_of = dict(zip(records, arrivals)) if arrivals else None
-            create = create.with_watermarks(
-                evaluate(source["watermark"]),
-                timestamp_fn=lambda r: r[2],
-                arrival_fn=(lambda r: arrival_of[r]) if arrivals else None,
-            )
-        return (
-            p
-            | label >> create
-            | f"{label}Pairs" >> beam.Map(lambda r: TimestampedValue((r[0], r[1]), r[2]))
+        read = _read_from_file if from_file is not None else _create
+        return read(p, source, records, label, from_file) | f"{label}Pairs" >> beam.Map(
+            lambda r: TimestampedValue((r[0], r[1]), r[2])
         )
     return p | label >> test_stream(scenario["events"], **variant)
+
+
+def _create(p, source, records, label, _):
+    """The source's records created, read record at a time under its watermark strategy."""
+    create = beam.Create(records)
+    arrivals = source.get("arrivals")
+    if "watermark" in source:
+        arrival_of = dict(zip(records, arrivals)) if arrivals else None
+        create = create.with_watermarks(
+            evaluate(source["watermark"]),
+            timestamp_fn=lambda r: r[2],
+            arrival_fn=(lambda r: arrival_of[r]) if arrivals else None,
+        )
+    return p | label >> create
 
 
 def _read_from_file(p, source, records, label, folder: Path):
@@ -188,12 +190,7 @@ def _read_from_file(p, source, records, label, folder: Path):
     read = beam.io.ReadFromText(str(path)).with_watermarks(
         evaluate(source["watermark"]), timestamp_fn=lambda line: json.loads(line)[2]
     )
-    return (
-        p
-        | label >> read
-        | f"{label}Pairs"
-        >> beam.Map(lambda line: (lambda r: TimestampedValue((r[0], r[1]), r[2]))(json.loads(line)))
-    )
+    return p | label >> read | f"{label}Records" >> beam.Map(lambda line: tuple(json.loads(line)))
 
 
 def _grouping(spec):
