@@ -569,8 +569,14 @@ class SessionSlots:
         return low
 
     def merge_from(self, other: SessionSlots, merge_slots) -> None:
-        """Joins ``other``'s sessions and slots into these."""
-        slots = self.slots
-        for start, end, slot in zip(other.starts, other.ends, other.slots):
-            index = self.place(start, end, merge_slots)
-            slots[index] = slot if slots[index] is None else merge_slots([slots[index], slot])
+        """Joins ``other``'s sessions and slots into these. Those that start at or after the
+        end of all of these are appended as they are (input mostly in time order)."""
+        starts, ends, slots = self.starts, self.ends, self.slots
+        for index, (start, end, slot) in enumerate(zip(other.starts, other.ends, other.slots)):
+            if not ends or start >= ends[-1]:
+                starts += other.starts[index:]
+                ends += other.ends[index:]
+                slots += other.slots[index:]
+                return
+            at = self.place(start, end, merge_slots)
+            slots[at] = slot if slots[at] is None else merge_slots([slots[at], slot])

@@ -11,7 +11,8 @@ Spark runner for combiner lifting and its Spark SQL lowering.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import repeat
+from itertools import count, repeat
+from operator import itemgetter
 
 from panes.errors import UserCodeError
 from panes.ir import triggers
@@ -39,18 +40,24 @@ def is_batch_exact(strategy) -> bool:
 # end, so the pane is ON_TIME (Beam Java's ON_TIME_AND_ONLY_FIRING).
 BATCH_PANE = next_pane(None, 0, MAX_MICROS, 0, is_final=True)
 
+# Elements a sessions grouping keeps waiting before it places them (some 20 MB).
+PENDING_LIMIT = 1 << 17
+_start = itemgetter(0)
+
 
 class BatchGrouping:
     """Accumulates elements per key and window; ``panes()`` emits the result.
 
     A slot is ``[accumulator, output_time]``. A combiner under Sessions keeps each key's windows
-    merged as elements arrive (``SessionSlots``), so no window holds a slot only to be merged
-    away. Otherwise each key maps its windows to slots, merged at the end when the window
-    function merges (a GroupByKey's lists then keep the order merging gives them). Partial
-    groupings (e.g. Spark partitions) hand over ``partials()``, folded in by ``merge_partial``.
+    merged (``SessionSlots``), taking elements in batches sorted by start, so no window holds a
+    slot only to be merged away; the combiner then sees a key's elements in that order, not
+    as they came (Beam promises no order). Otherwise each key maps its windows to slots,
+    merged at the end when the window function merges (a GroupByKey's lists then keep the
+    order merging gives them). Partial groupings (e.g. Spark partitions) hand over
+    ``partials()``, folded in by ``merge_partial``.
     """
 
-    def __init__(self, strategy, aggregation):
+    def __init__(self, strategy, aggregation, pending_limit: int = PENDING_LIMIT):
         self.strategy = strategy
         self.aggregation = aggregation
         self.combiner = strategy.timestamp_combiner
@@ -61,17 +68,23 @@ class BatchGrouping:
             aggregation, CombineFnAggregation
         )
         self._keys: dict = {}  # key -> SessionSlots, or {window: slot}
+        # Sessions: each key's elements not yet in its SessionSlots, flat: start, end, value,
+        # timestamp, start, ...; placed when there are pending_limit of them, and before any
+        # result. (Flat, because tuples made per key when placing lie together in memory:
+        # made as elements arrive, a key's would lie among every other key's.)
+        self._pending: dict = {}
+        self._pending_count, self._pending_limit = 0, pending_limit
         # One windows tuple per distinct window, across keys: pickling ships a repeated one
         # once. (Sessions are all distinct.)
         self._windows_of: dict = {}
-        self.add_chunk = self._chunk_adder()
+        self.add_chunk = self._session_adder() if self._sessions else self._chunk_adder()
 
     def _chunk_adder(self):
         """``add_chunk(pairs, timestamps, windows)``: adds a chunk of elements in columns, each
         a ``(key, value)`` pair; returns the indexes of those whose key was new. It runs for
         every element, so its look-ups are bound once."""
-        keys, combiner, at_end, sessions = self._keys, self.combiner, self._at_end, self._sessions
-        aggregation, merge_slots = self.aggregation, self._merge_slots
+        keys, combiner, at_end = self._keys, self.combiner, self._at_end
+        aggregation = self.aggregation
         add, create, failed = aggregation.adder(), aggregation.create, aggregation.failed
 
         def add_chunk(pairs, timestamps, windows_column):
@@ -83,23 +96,15 @@ class BatchGrouping:
                     zip(pairs, timestamps, windows_column)
                 ):
                     try:
-                        store = keys[key]
+                        slots = keys[key]
                     except KeyError:
-                        store = keys[key] = SessionSlots() if sessions else {}
+                        slots = keys[key] = {}
                         opened.append(index)
                     for window in windows:
-                        if sessions:
-                            slots, at = (
-                                store.slots,
-                                store.place(window.start_micros, window.end_micros, merge_slots),
-                            )
-                            slot = slots[at]
-                        else:
-                            slots, at = store, window
-                            slot = store.get(window)
+                        slot = slots.get(window)
                         if slot is None:
                             time = None if at_end else output_time(combiner, window, timestamp)
-                            slots[at] = [add(create(), value), time]
+                            slots[window] = [add(create(), value), time]
                             continue
                         slot[0] = add(slot[0], value)
                         if not at_end:
@@ -114,11 +119,83 @@ class BatchGrouping:
 
         return add_chunk
 
+    def _session_adder(self):
+        """``add_chunk`` for a combiner under Sessions: elements wait, per key, until they are
+        placed in bulk (``_place_pending``), which is cheaper than placing each as it comes."""
+        keys, pending = self._keys, self._pending
+
+        def add_chunk(pairs, timestamps, windows_column):
+            opened = []
+            for index, (key, value), timestamp, start, end in _session_rows(
+                pairs, timestamps, windows_column
+            ):
+                try:
+                    waiting = pending[key]
+                except KeyError:
+                    if key not in keys:
+                        keys[key] = SessionSlots()
+                        opened.append(index)
+                    waiting = pending[key] = []
+                waiting += (start, end, value, timestamp)
+            self._pending_count += len(pairs)
+            if self._pending_count >= self._pending_limit:
+                self._place_pending()
+            return opened
+
+        return add_chunk
+
+    def _place_pending(self) -> None:
+        """Joins each key's pending elements into its sessions: sorted by start, they form
+        runs of overlapping windows in one sweep, and the runs merge into the key's sessions
+        (as another partition's would)."""
+        keys, merge_slots = self._keys, self._merge_slots
+        for key, flat in self._pending.items():
+            fields = iter(flat)
+            elements = sorted(zip(fields, fields, fields, fields), key=_start)
+            keys[key].merge_from(self._runs(elements), merge_slots)
+        self._pending.clear()
+        self._pending_count = 0
+
+    def _runs(self, elements: list) -> SessionSlots:
+        """``elements`` (some) sorted by start, joined while their windows overlap, each run's
+        slot its elements' accumulator and output time."""
+        aggregation, combiner, at_end = self.aggregation, self.combiner, self._at_end
+        add, create = aggregation.adder(), aggregation.create
+        runs = SessionSlots()
+        starts, ends, slots = runs.starts, runs.ends, runs.slots
+        # The open run's accumulator, output time and end; nothing starts before the first
+        # element, which so opens the first run.
+        accumulator, time, run_end, value = None, None, elements[0][0], None
+        try:
+            for start, end, value, timestamp in elements:
+                if start < run_end:
+                    accumulator = add(accumulator, value)
+                    if end > run_end:
+                        run_end = end
+                    if not at_end:  # the output time is the timestamp (not the window's end)
+                        time = combine_output_times(combiner, time, timestamp)
+                    continue
+                if starts:
+                    ends.append(run_end)
+                    slots.append([accumulator, time])
+                time = None if at_end else timestamp
+                accumulator, run_end = add(create(), value), end
+                starts.append(start)
+        except UserCodeError:
+            raise
+        except Exception as error:
+            raise aggregation.failed(value, error) from error
+        ends.append(run_end)
+        slots.append([accumulator, time])
+        return runs
+
     # -- partial groupings ------------------------------------------------------------------------
 
     def partials(self):
         """``(key, partial)`` for every key, windows merged, for another grouping's
         ``merge_partial`` (what a Spark partition ships after its map side)."""
+        if self._sessions:
+            self._place_pending()
         for key, slots in self._keys.items():
             if not self._sessions:
                 self._merge_windows(key)
@@ -170,6 +247,8 @@ class BatchGrouping:
         and the windows tuples (every pane is ``BATCH_PANE``). Columns rather than a windowed
         value per pane because runners ship them: sessions' windows stay lists of micros."""
         sessions, at_end, windows_of = self._sessions, self._at_end, self._windows_of
+        if sessions:
+            self._place_pending()
         counts, values, timestamps, starts, ends, windows = _no_columns()
 
         def chunk() -> tuple[list, list, list, Sequence]:
@@ -238,6 +317,18 @@ class BatchGrouping:
             if existing is not None:
                 merging.append(existing)
             slots[result] = self._merge_slots(merging)
+
+
+def _session_rows(pairs, timestamps, windows_column) -> Iterator:
+    """``(index, pair, timestamp, start, end)`` for each element and window of a chunk: from
+    the bounds themselves when the windows are a column of them."""
+    if isinstance(windows_column, IntervalWindows):
+        return zip(count(), pairs, timestamps, windows_column.starts, windows_column.ends)
+    return (
+        (index, pair, timestamp, start, end)
+        for index, (pair, timestamp, windows) in enumerate(zip(pairs, timestamps, windows_column))
+        for start, end in windows
+    )
 
 
 def _no_columns() -> tuple[list, list, list, list, list, list]:

@@ -18,7 +18,7 @@ from panes.ir import triggers
 from panes.ir import windowing as ir
 from panes.ir.data import Pickled
 from panes.timestamp import Duration
-from panes.window import GLOBAL_WINDOW, interval_window
+from panes.window import GLOBAL_WINDOW
 
 # Distinct windows remembered per assigner: fixed and sliding windows repeat for every element
 # of a window, so assigning them is a lookup; the bound keeps memory flat on long inputs.
@@ -79,10 +79,12 @@ def _by_start(window_fn, period: int) -> Callable:
 
 
 def _sessions(window_fn) -> Callable:
+    """Each element's proto-session ``[t, t + gap)``, as a column of bounds: a grouping merges
+    them from the bounds, and a window object is made only for what reads one."""
     gap = window_fn.gap_size
-    return lambda values, timestamps, previous: [
-        (interval_window((t, t + gap)),) for t in timestamps
-    ]
+    return lambda values, timestamps, previous: api.IntervalWindows(
+        list(timestamps), [t + gap for t in timestamps]
+    )
 
 
 def _count_windows_implied(window_fn: ir.CountWindows) -> tuple:

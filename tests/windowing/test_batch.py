@@ -21,8 +21,9 @@ from panes.window import (
     TimestampCombiner,
     WindowedValue,
 )
+from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing.batch import PENDING_LIMIT, BatchGrouping, is_batch_exact
 
 WINDOW_FNS = [
     GlobalWindows(),
@@ -32,9 +33,9 @@ WINDOW_FNS = [
     Sessions(5),
 ]
 
-elements = st.lists(
-    st.tuples(st.sampled_from("abc"), st.integers(0, 60), st.integers(-3, 9)), max_size=30
-)
+# Seconds on a 5 s grid as well, so that sessions (gap 5 s) often only touch, and stay apart.
+seconds = st.one_of(st.integers(0, 60), st.integers(0, 12).map(lambda n: 5 * n))
+elements = st.lists(st.tuples(st.sampled_from("abc"), seconds, st.integers(-3, 9)), max_size=30)
 
 
 def _canonical(windowed_values):
@@ -50,6 +51,14 @@ def _canonical(windowed_values):
     )
 
 
+# How elements reach a batch grouping: the index where the input splits in two parts (as
+# Spark partitions), the chunk size, how many elements sessions keep pending, and whether the
+# fast chunk assigner gives the windows (for sessions, columns of bounds).
+feeds = st.tuples(
+    st.integers(0, 30), st.integers(1, 4), st.sampled_from([1, 3, PENDING_LIMIT]), st.booleans()
+)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     elements,
@@ -57,14 +66,27 @@ def _canonical(windowed_values):
     st.sampled_from(list(TimestampCombiner)),
     st.sampled_from([0, 7]),
     st.booleans(),
-    st.integers(0, 30),
+    feeds,
 )
-def test_batch_grouping_matches_the_engine(records, window_fn, combiner, lateness, combine, split):
-    """Also when the input is accumulated in two parts and merged (as Spark partitions are)."""
+def test_batch_grouping_matches_the_engine(records, window_fn, combiner, lateness, combine, feed):
+    """Whatever way the input comes (``feeds``)."""
+    aggregation = CombineFnAggregation(SumFn()) if combine else BufferAggregation()
+    _assert_batch_matches_engine(records, window_fn, combiner, lateness, aggregation, feed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(elements, st.sampled_from(list(TimestampCombiner)), feeds)
+def test_a_combiner_under_sessions_matches_the_engine(records, combiner, feed):
+    """The path that keeps sessions merged as it goes, from sorted batches of elements."""
+    aggregation = CombineFnAggregation(SumFn())
+    _assert_batch_matches_engine(records, Sessions(5), combiner, 0, aggregation, feed)
+
+
+def _assert_batch_matches_engine(records, window_fn, combiner, lateness, aggregation, feed):
+    split, size, pending_limit, fast = feed
     strategy = strategy_of(
         window_fn=window_fn, timestamp_combiner=combiner, allowed_lateness=lateness
     )
-    aggregation = CombineFnAggregation(SumFn()) if combine else BufferAggregation()
     keyed = [
         (key, WindowedValue(value, second, window_fn.assign(AssignContext(second))))
         for key, second, value in records
@@ -76,11 +98,17 @@ def test_batch_grouping_matches_the_engine(records, window_fn, combiner, latenes
         for _, wv in grouping.step(keyed)
         + grouping.step(watermark=MAX_MICROS, processing_time=MAX_MICROS)
     ]
-    batch, other = BatchGrouping(strategy, aggregation), BatchGrouping(strategy, aggregation)
-    for index, (key, wv) in enumerate(keyed):
-        (batch if index < split else other).add_chunk(
-            [(key, wv.value)], [wv.timestamp_micros], [wv.windows]
-        )
+    assign = window_fn_kinds.chunk_assigner(window_fn_kinds.to_ir(window_fn)) if fast else None
+    batch, other = (BatchGrouping(strategy, aggregation, pending_limit) for _ in range(2))
+    for part_grouping, part in ((batch, keyed[:split]), (other, keyed[split:])):
+        for start in range(0, len(part), size):
+            chunk = part[start : start + size]
+            pairs = [(key, wv.value) for key, wv in chunk]
+            timestamps = [wv.timestamp_micros for _, wv in chunk]
+            windows = [wv.windows for _, wv in chunk]
+            if assign is not None:
+                windows = assign(pairs, timestamps, windows)
+            part_grouping.add_chunk(pairs, timestamps, windows)
     batch.merge_from(other)
     assert _canonical(batch.panes()) == _canonical(expected)
 

@@ -80,4 +80,4 @@ def test_a_fast_assigner_gives_what_assign_gives(window_fn):
         return
     timestamps = [-7_300_001, 0, 1, 59_999_999, 60_000_000, 123_456_789]
     expected = [tuple(window_fn.assign(api.AssignContext.at_micros(t))) for t in timestamps]
-    assert fast([None] * len(timestamps), timestamps, [(api.GLOBAL_WINDOW,)] * 6) == expected
+    assert list(fast([None] * len(timestamps), timestamps, [(api.GLOBAL_WINDOW,)] * 6)) == expected
