@@ -20,6 +20,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import repeat
+from operator import sub
 from typing import Any, NamedTuple
 
 from panes.ir.windowing import TimestampCombiner
@@ -144,19 +146,26 @@ class IntervalWindow(_IntervalMicros, BoundedWindow):
 interval_window = partial(tuple.__new__, IntervalWindow)
 
 
-class IntervalWindows(Sequence):
-    """A column of windows tuples, the i-th ``(IntervalWindow(starts[i], ends[i]),)`` (bounds
-    in micros), kept as its two lists of bounds: they pickle for a fraction of what a window
-    object each costs. Built whole when first read."""
+class PartsColumn(Sequence):
+    """A column of entries kept as the parts they are made of (bounds, keys and counts), which
+    pickle for a fraction of what the entries cost: what runners ship between processes.
+    Built whole when first read; subclasses give ``_parts`` and ``_build``."""
 
-    __slots__ = ("starts", "ends", "_entries")
+    __slots__ = ("_entries",)
 
-    def __init__(self, starts: list, ends: list):
-        self.starts, self.ends = starts, ends
+    def __init__(self):
         self._entries: list | None = None
 
-    def __len__(self) -> int:
-        return len(self.starts)
+    def _parts(self) -> tuple:
+        raise NotImplementedError
+
+    def _build(self) -> list:
+        raise NotImplementedError
+
+    def entries(self) -> list:
+        if self._entries is None:
+            self._entries = self._build()
+        return self._entries
 
     def __getitem__(self, index):
         return self.entries()[index]
@@ -164,13 +173,48 @@ class IntervalWindows(Sequence):
     def __iter__(self):
         return iter(self.entries())
 
-    def entries(self) -> list:
-        if self._entries is None:
-            self._entries = list(zip(map(interval_window, zip(self.starts, self.ends))))
-        return self._entries
-
     def __reduce__(self):
-        return IntervalWindows, (self.starts, self.ends)
+        return type(self), self._parts()
+
+
+class IntervalWindows(PartsColumn):
+    """A column of windows tuples, the i-th ``(IntervalWindow(starts[i], ends[i]),)`` (bounds
+    in micros)."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self, starts: list, ends: list):
+        super().__init__()
+        self.starts, self.ends = starts, ends
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def _parts(self) -> tuple:
+        return self.starts, self.ends
+
+    def _build(self) -> list:
+        return list(zip(map(interval_window, zip(self.starts, self.ends))))
+
+
+class MaxTimestamps(PartsColumn):
+    """A column of timestamps, the i-th ``ends[i] - 1``: the max timestamps of windows that end
+    at ``ends`` (micros), as panes output at the end of their windows have."""
+
+    __slots__ = ("ends",)
+
+    def __init__(self, ends: list):
+        super().__init__()
+        self.ends = ends
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def _parts(self) -> tuple:
+        return (self.ends,)
+
+    def _build(self) -> list:
+        return list(map(sub, self.ends, repeat(1)))
 
 
 @dataclass(frozen=True, eq=False, slots=True)

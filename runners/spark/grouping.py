@@ -204,7 +204,7 @@ def _batch_outputs(grouping, first: dict, end_step: int):
         prefixes = [key_prefix(end_step, first[key]) for key in keys[done : done + len(counts)]]
         done += len(counts)
         positions = Expanded(prefixes, list(accumulate(counts)), nested=True)
-        yield Chunk(positions, values, timestamps, windows, [BATCH_PANE] * len(values))
+        yield Chunk(positions, values, timestamps, windows, Expanded([BATCH_PANE], [len(values)]))
 
 
 def _replayed(node, source, strategy, aggregation, plan) -> dict:

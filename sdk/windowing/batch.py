@@ -11,7 +11,7 @@ Spark runner for combiner lifting and its Spark SQL lowering.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import count, repeat
+from itertools import chain, count, repeat
 from operator import itemgetter
 
 from panes.errors import UserCodeError
@@ -19,7 +19,14 @@ from panes.ir import triggers
 from panes.ir import windowing as ir
 from panes.ir.windowing import TimestampCombiner
 from panes.timestamp import MAX_MICROS
-from panes.window import IntervalWindows, SessionSlots, window_order, windowed_value
+from panes.window import (
+    IntervalWindows,
+    MaxTimestamps,
+    PartsColumn,
+    SessionSlots,
+    window_order,
+    windowed_value,
+)
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.holds import combine_output_times, output_time
@@ -240,22 +247,25 @@ class BatchGrouping:
             for wv in map(windowed_value, zip(values, timestamps, windows, repeat(BATCH_PANE)))
         ]
 
-    def columns(self, keys, size: int | None = None) -> Iterator[tuple[list, list, list, Sequence]]:
+    def columns(
+        self, keys, size: int | None = None
+    ) -> Iterator[tuple[list, Sequence, Sequence, Sequence]]:
         """The ON_TIME panes of ``keys``, each key's windows merged and in window order, as
         columns, in chunks of whole keys that end once they hold ``size`` panes (one chunk
         if None): how many panes each key has, the values ``(key, output)``, the timestamps
         and the windows tuples (every pane is ``BATCH_PANE``). Columns rather than a windowed
-        value per pane because runners ship them: sessions' windows stay lists of micros."""
+        value per pane because runners ship them: a key once for all its values, sessions'
+        windows as lists of micros, and their ends as the timestamps at the end of them."""
         sessions, at_end, windows_of = self._sessions, self._at_end, self._windows_of
         if sessions:
             self._place_pending()
-        counts, values, timestamps, starts, ends, windows = _no_columns()
+        chunk_keys, counts, outputs, timestamps, starts, ends, windows = _no_columns()
 
-        def chunk() -> tuple[list, list, list, Sequence]:
+        def chunk() -> tuple[list, Sequence, Sequence, Sequence]:
             return (
                 counts,
-                values,
-                timestamps,
+                KeyedOutputs(chunk_keys, counts, outputs),
+                MaxTimestamps(ends) if sessions and at_end else timestamps,
                 IntervalWindows(starts, ends) if sessions else windows,
             )
 
@@ -265,11 +275,8 @@ class BatchGrouping:
                 slots = merged.slots
                 starts += merged.starts
                 ends += merged.ends
-                timestamps += (
-                    [end - 1 for end in merged.ends]  # each window's max_timestamp
-                    if at_end
-                    else [timestamp for _, timestamp in slots]
-                )
+                if not at_end:
+                    timestamps += [timestamp for _, timestamp in slots]
             else:
                 ordered = self._ordered_slots(key)
                 slots = [slot for _, slot in ordered]
@@ -277,11 +284,12 @@ class BatchGrouping:
                     timestamps.append(window.max_timestamp_micros if at_end else timestamp)
                     shared = windows_of.get(window) or windows_of.setdefault(window, (window,))
                     windows.append(shared)
+            chunk_keys.append(key)
             counts.append(len(slots))
-            values += zip(repeat(key), self._outputs(slots))
-            if size is not None and len(values) >= size:
+            outputs += self._outputs(slots)
+            if size is not None and len(outputs) >= size:
                 yield chunk()
-                counts, values, timestamps, starts, ends, windows = _no_columns()
+                chunk_keys, counts, outputs, timestamps, starts, ends, windows = _no_columns()
         if counts:
             yield chunk()
 
@@ -331,7 +339,27 @@ def _session_rows(pairs, timestamps, windows_column) -> Iterator:
     )
 
 
-def _no_columns() -> tuple[list, list, list, list, list, list]:
-    """Empty columns for ``BatchGrouping.columns``: counts, values, timestamps, starts, ends,
-    windows."""
-    return [], [], [], [], [], []
+class KeyedOutputs(PartsColumn):
+    """A column of values ``(key, output)``: each of ``keys`` paired with as many of
+    ``outputs`` as its count says, in order."""
+
+    __slots__ = ("keys", "counts", "outputs")
+
+    def __init__(self, keys: list, counts: list, outputs: list):
+        super().__init__()
+        self.keys, self.counts, self.outputs = keys, counts, outputs
+
+    def __len__(self) -> int:
+        return len(self.outputs)
+
+    def _parts(self) -> tuple:
+        return self.keys, self.counts, self.outputs
+
+    def _build(self) -> list:
+        return list(zip(chain.from_iterable(map(repeat, self.keys, self.counts)), self.outputs))
+
+
+def _no_columns() -> tuple[list, list, list, list, list, list, list]:
+    """Empty columns for ``BatchGrouping.columns``: keys, counts, outputs, timestamps, starts,
+    ends, windows."""
+    return [], [], [], [], [], [], []

@@ -2,6 +2,7 @@
 
 import pickle
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stepper import Stepper
@@ -16,6 +17,7 @@ from panes.window import (
     GlobalWindows,
     IntervalWindow,
     IntervalWindows,
+    MaxTimestamps,
     Sessions,
     SlidingWindows,
     TimestampCombiner,
@@ -23,7 +25,7 @@ from panes.window import (
 )
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import PENDING_LIMIT, BatchGrouping, is_batch_exact
+from panes.windowing.batch import PENDING_LIMIT, BatchGrouping, KeyedOutputs, is_batch_exact
 
 WINDOW_FNS = [
     GlobalWindows(),
@@ -141,9 +143,33 @@ def test_columns_come_in_chunks_of_whole_keys(records, window_fn, combine, size)
     ] == [(wv.value, wv.timestamp_micros, wv.windows) for wv in panes]
 
 
-def test_interval_windows_pickle_as_their_bounds():
-    column = IntervalWindows([0, 10 * 10**6], [5 * 10**6, 12 * 10**6])
-    assert list(column) == [(IntervalWindow(0, 5),), (IntervalWindow(10, 12),)]
+@pytest.mark.parametrize(
+    "column, entries",
+    [
+        (
+            IntervalWindows([0, 10 * 10**6], [5 * 10**6, 12 * 10**6]),
+            [(IntervalWindow(0, 5),), (IntervalWindow(10, 12),)],
+        ),
+        (MaxTimestamps([5 * 10**6, 12 * 10**6]), [5 * 10**6 - 1, 12 * 10**6 - 1]),
+        (KeyedOutputs(["a", "b"], [2, 1], [7, 8, 9]), [("a", 7), ("a", 8), ("b", 9)]),
+    ],
+    ids=type,
+)
+def test_columns_read_as_their_entries_and_pickle_as_their_parts(column, entries):
+    assert len(column) == len(entries) and column[-1] == entries[-1]
+    assert list(column) == entries and column[:2] == entries[:2]
     copy = pickle.loads(pickle.dumps(column))
-    assert (copy.starts, copy.ends) == (column.starts, column.ends)
-    assert list(copy) == list(column) and copy[1] == (IntervalWindow(10, 12),)
+    assert type(copy) is type(column) and list(copy) == entries
+
+
+def test_columns_of_parts_pickle_smaller_than_their_entries():
+    """Sessions' timestamps at the end of their windows ship as the windows' ends, once."""
+    starts = list(range(0, 10**9, 10**6))
+    ends = [start + 5 * 10**6 for start in starts]
+    for columns in (
+        (IntervalWindows(starts, ends),),
+        (IntervalWindows(starts, ends), MaxTimestamps(ends)),
+        (KeyedOutputs([f"key{k}" for k in range(10)], [100] * 10, list(range(1000))),),
+    ):
+        entries = tuple(list(column) for column in columns)
+        assert len(pickle.dumps(columns)) * 1.5 < len(pickle.dumps(entries))
