@@ -17,7 +17,7 @@ from __future__ import annotations
 import copyreg
 import enum
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -149,7 +149,8 @@ interval_window = partial(tuple.__new__, IntervalWindow)
 class PartsColumn(Sequence):
     """A column of entries kept as the parts they are made of (bounds, keys and counts), which
     pickle for a fraction of what the entries cost: what runners ship between processes.
-    Built whole when first read; subclasses give ``_parts`` and ``_build``."""
+    Built whole when first indexed, iterated from the parts; subclasses give ``_parts`` and
+    ``_iterate`` (the entries, in order)."""
 
     __slots__ = ("_entries",)
 
@@ -159,19 +160,19 @@ class PartsColumn(Sequence):
     def _parts(self) -> tuple:
         raise NotImplementedError
 
-    def _build(self) -> list:
+    def _iterate(self) -> Iterator:
         raise NotImplementedError
 
     def entries(self) -> list:
         if self._entries is None:
-            self._entries = self._build()
+            self._entries = list(self._iterate())
         return self._entries
 
     def __getitem__(self, index):
         return self.entries()[index]
 
     def __iter__(self):
-        return iter(self.entries())
+        return self._iterate() if self._entries is None else iter(self._entries)
 
     def __reduce__(self):
         return type(self), self._parts()
@@ -193,8 +194,8 @@ class IntervalWindows(PartsColumn):
     def _parts(self) -> tuple:
         return self.starts, self.ends
 
-    def _build(self) -> list:
-        return list(zip(map(interval_window, zip(self.starts, self.ends))))
+    def _iterate(self) -> Iterator:
+        return zip(map(interval_window, zip(self.starts, self.ends)))
 
 
 class MaxTimestamps(PartsColumn):
@@ -213,8 +214,8 @@ class MaxTimestamps(PartsColumn):
     def _parts(self) -> tuple:
         return (self.ends,)
 
-    def _build(self) -> list:
-        return list(map(sub, self.ends, repeat(1)))
+    def _iterate(self) -> Iterator:
+        return map(sub, self.ends, repeat(1))
 
 
 @dataclass(frozen=True, eq=False, slots=True)

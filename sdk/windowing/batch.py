@@ -355,8 +355,8 @@ class KeyedOutputs(PartsColumn):
     def _parts(self) -> tuple:
         return self.keys, self.counts, self.outputs
 
-    def _build(self) -> list:
-        return list(zip(chain.from_iterable(map(repeat, self.keys, self.counts)), self.outputs))
+    def _iterate(self) -> Iterator:
+        return zip(chain.from_iterable(map(repeat, self.keys, self.counts)), self.outputs)
 
 
 def _no_columns() -> tuple[list, list, list, list, list, list, list]:
