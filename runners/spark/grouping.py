@@ -199,10 +199,8 @@ def _batch_outputs(grouping, first: dict, end_step: int):
     are at ``(*key_prefix, index)``. Columns cross to the consumer (or the driver) for a
     fraction of what a windowed value each costs to pickle."""
     keys = sorted(grouping.keys(), key=first.__getitem__)
-    done = 0
     for counts, values, timestamps, windows in grouping.columns(keys, CHUNK):
-        prefixes = [key_prefix(end_step, first[key]) for key in keys[done : done + len(counts)]]
-        done += len(counts)
+        prefixes = [key_prefix(end_step, first[key]) for key in values.keys]
         positions = Expanded(prefixes, list(accumulate(counts)), nested=True)
         yield Chunk(positions, values, timestamps, windows, Expanded([BATCH_PANE], [len(values)]))
 

@@ -249,7 +249,7 @@ class BatchGrouping:
 
     def columns(
         self, keys, size: int | None = None
-    ) -> Iterator[tuple[list, Sequence, Sequence, Sequence]]:
+    ) -> Iterator[tuple[list, KeyedOutputs, Sequence, Sequence]]:
         """The ON_TIME panes of ``keys``, each key's windows merged and in window order, as
         columns, in chunks of whole keys that end once they hold ``size`` panes (one chunk
         if None): how many panes each key has, the values ``(key, output)``, the timestamps
@@ -261,7 +261,7 @@ class BatchGrouping:
             self._place_pending()
         chunk_keys, counts, outputs, timestamps, starts, ends, windows = _no_columns()
 
-        def chunk() -> tuple[list, Sequence, Sequence, Sequence]:
+        def chunk() -> tuple[list, KeyedOutputs, Sequence, Sequence]:
             return (
                 counts,
                 KeyedOutputs(chunk_keys, counts, outputs),
