@@ -198,6 +198,31 @@ class IntervalWindows(PartsColumn):
         return zip(map(interval_window, zip(self.starts, self.ends)))
 
 
+class ProtoSessions(PartsColumn):
+    """A column of windows tuples, the i-th ``(IntervalWindow(starts[i], starts[i] + gap),)``:
+    each element's own session before any merging (micros), kept as the starts and the gap."""
+
+    __slots__ = ("starts", "gap")
+
+    def __init__(self, starts: list, gap: int):
+        super().__init__()
+        self.starts, self.gap = starts, gap
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @property
+    def ends(self) -> list:
+        gap = self.gap
+        return [start + gap for start in self.starts]
+
+    def _parts(self) -> tuple:
+        return self.starts, self.gap
+
+    def _iterate(self) -> Iterator:
+        return zip(map(interval_window, zip(self.starts, self.ends)))
+
+
 class MaxTimestamps(PartsColumn):
     """A column of timestamps, the i-th ``ends[i] - 1``: the max timestamps of windows that end
     at ``ends`` (micros), as panes output at the end of their windows have."""

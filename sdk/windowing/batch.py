@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import chain, count, repeat
-from operator import itemgetter
+from operator import add, itemgetter
 
 from panes.errors import UserCodeError
 from panes.ir import triggers
@@ -23,6 +23,7 @@ from panes.window import (
     IntervalWindows,
     MaxTimestamps,
     PartsColumn,
+    ProtoSessions,
     SessionSlots,
     window_order,
     windowed_value,
@@ -49,7 +50,7 @@ BATCH_PANE = next_pane(None, 0, MAX_MICROS, 0, is_final=True)
 
 # Elements a sessions grouping keeps waiting before it places them (some 20 MB).
 PENDING_LIMIT = 1 << 17
-_start = itemgetter(0)
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 class BatchGrouping:
@@ -78,8 +79,12 @@ class BatchGrouping:
         # Sessions: each key's elements not yet in its SessionSlots, flat: start, end, value,
         # timestamp, start, ...; placed when there are pending_limit of them, and before any
         # result. (Flat, because tuples made per key when placing lie together in memory:
-        # made as elements arrive, a key's would lie among every other key's.)
+        # made as elements arrive, a key's would lie among every other key's.) Elements whose
+        # window is [start, start + gap) wait in _gapped as start, value, ... when timestamps
+        # are not read (half the objects to keep, touch and free).
         self._pending: dict = {}
+        self._gapped: dict = {}
+        self._gap = strategy.window_fn.gap_size if self._sessions else None
         self._pending_count, self._pending_limit = 0, pending_limit
         # One windows tuple per distinct window, across keys: pickling ships a repeated one
         # once. (Sessions are all distinct.)
@@ -129,21 +134,15 @@ class BatchGrouping:
     def _session_adder(self):
         """``add_chunk`` for a combiner under Sessions: elements wait, per key, until they are
         placed in bulk (``_place_pending``), which is cheaper than placing each as it comes."""
-        keys, pending = self._keys, self._pending
+        gap, at_end = self._gap, self._at_end
 
         def add_chunk(pairs, timestamps, windows_column):
-            opened = []
-            for index, (key, value), timestamp, start, end in _session_rows(
-                pairs, timestamps, windows_column
-            ):
-                try:
-                    waiting = pending[key]
-                except KeyError:
-                    if key not in keys:
-                        keys[key] = SessionSlots()
-                        opened.append(index)
-                    waiting = pending[key] = []
-                waiting += (start, end, value, timestamp)
+            if at_end and isinstance(windows_column, ProtoSessions) and windows_column.gap == gap:
+                keys, values = map(_first, pairs), map(_second, pairs)
+                rows = zip(count(), keys, zip(windows_column.starts, values))
+                opened = self._wait(self._gapped, rows)
+            else:
+                opened = self._wait(self._pending, _session_rows(pairs, timestamps, windows_column))
             self._pending_count += len(pairs)
             if self._pending_count >= self._pending_limit:
                 self._place_pending()
@@ -151,28 +150,51 @@ class BatchGrouping:
 
         return add_chunk
 
+    def _wait(self, waiting: dict, rows) -> list:
+        """Appends each row's fields to its key's list in ``waiting``; ``rows`` are ``(index,
+        key, fields)``. Returns the indexes of the rows whose key was new."""
+        keys, opened = self._keys, []
+        for index, key, fields in rows:
+            try:
+                flat = waiting[key]
+            except KeyError:
+                if key not in keys:
+                    keys[key] = SessionSlots()
+                    opened.append(index)
+                flat = waiting[key] = []
+            flat += fields
+        return opened
+
     def _place_pending(self) -> None:
         """Joins each key's pending elements into its sessions: sorted by start, they form
         runs of overlapping windows in one sweep, and the runs merge into the key's sessions
         (as another partition's would)."""
-        keys, merge_slots = self._keys, self._merge_slots
+        keys, merge_slots, gap = self._keys, self._merge_slots, self._gap
         for key, flat in self._pending.items():
             fields = iter(flat)
-            elements = sorted(zip(fields, fields, fields, fields), key=_start)
-            keys[key].merge_from(self._runs(elements), merge_slots)
+            elements = sorted(zip(fields, fields, fields, fields), key=_first)
+            keys[key].merge_from(self._runs(elements[0][0], elements), merge_slots)
+        for key, flat in self._gapped.items():
+            fields = iter(flat)
+            pairs = sorted(zip(fields, fields), key=_first)
+            starts = list(map(_first, pairs))
+            bounded = zip(starts, map(add, starts, repeat(gap)), map(_second, pairs), repeat(None))
+            keys[key].merge_from(self._runs(starts[0], bounded), merge_slots)
         self._pending.clear()
+        self._gapped.clear()
         self._pending_count = 0
 
-    def _runs(self, elements: list) -> SessionSlots:
-        """``elements`` (some) sorted by start, joined while their windows overlap, each run's
-        slot its elements' accumulator and output time."""
+    def _runs(self, first_start: int, elements) -> SessionSlots:
+        """``elements`` ``(start, end, value, timestamp)`` sorted by start, the first at
+        ``first_start``, joined while their windows overlap, each run's slot its elements'
+        accumulator and output time."""
         aggregation, combiner, at_end = self.aggregation, self.combiner, self._at_end
         add, create = aggregation.adder(), aggregation.create
         runs = SessionSlots()
         starts, ends, slots = runs.starts, runs.ends, runs.slots
         # The open run's accumulator, output time and end; nothing starts before the first
         # element, which so opens the first run.
-        accumulator, time, run_end, value = None, None, elements[0][0], None
+        accumulator, time, run_end, value = None, None, first_start, None
         try:
             for start, end, value, timestamp in elements:
                 if start < run_end:
@@ -328,13 +350,17 @@ class BatchGrouping:
 
 
 def _session_rows(pairs, timestamps, windows_column) -> Iterator:
-    """``(index, pair, timestamp, start, end)`` for each element and window of a chunk: from
-    the bounds themselves when the windows are a column of them."""
-    if isinstance(windows_column, IntervalWindows):
-        return zip(count(), pairs, timestamps, windows_column.starts, windows_column.ends)
+    """``(index, key, (start, end, value, timestamp))`` for each element and window of a
+    chunk: from the bounds themselves when the windows are a column of them."""
+    if isinstance(windows_column, (IntervalWindows, ProtoSessions)):
+        keys, values = map(_first, pairs), map(_second, pairs)
+        fields = zip(windows_column.starts, windows_column.ends, values, timestamps)
+        return zip(count(), keys, fields)
     return (
-        (index, pair, timestamp, start, end)
-        for index, (pair, timestamp, windows) in enumerate(zip(pairs, timestamps, windows_column))
+        (index, key, (start, end, value, timestamp))
+        for index, ((key, value), timestamp, windows) in enumerate(
+            zip(pairs, timestamps, windows_column)
+        )
         for start, end in windows
     )
 

@@ -79,12 +79,10 @@ def _by_start(window_fn, period: int) -> Callable:
 
 
 def _sessions(window_fn) -> Callable:
-    """Each element's proto-session ``[t, t + gap)``, as a column of bounds: a grouping merges
-    them from the bounds, and a window object is made only for what reads one."""
+    """Each element's proto-session ``[t, t + gap)``, as a column of starts and the gap: a
+    grouping merges them from those, and a window object is made only for what reads one."""
     gap = window_fn.gap_size
-    return lambda values, timestamps, previous: api.IntervalWindows(
-        list(timestamps), [t + gap for t in timestamps]
-    )
+    return lambda values, timestamps, previous: api.ProtoSessions(list(timestamps), gap)
 
 
 def _count_windows_implied(window_fn: ir.CountWindows) -> tuple:

@@ -18,6 +18,7 @@ from panes.window import (
     IntervalWindow,
     IntervalWindows,
     MaxTimestamps,
+    ProtoSessions,
     Sessions,
     SlidingWindows,
     TimestampCombiner,
@@ -77,20 +78,28 @@ def test_batch_grouping_matches_the_engine(records, window_fn, combiner, latenes
 
 
 @settings(max_examples=200, deadline=None)
-@given(elements, st.sampled_from(list(TimestampCombiner)), feeds)
-def test_a_combiner_under_sessions_matches_the_engine(records, combiner, feed):
-    """The path that keeps sessions merged as it goes, from sorted batches of elements."""
+@given(elements, st.sampled_from(list(TimestampCombiner)), feeds, st.sampled_from([5, 3]))
+def test_a_combiner_under_sessions_matches_the_engine(records, combiner, feed, assigned_gap):
+    """The path that keeps sessions merged as it goes, from sorted batches of elements; also
+    when the elements' windows were assigned with another gap than the grouping's."""
     aggregation = CombineFnAggregation(SumFn())
-    _assert_batch_matches_engine(records, Sessions(5), combiner, 0, aggregation, feed)
+    _assert_batch_matches_engine(
+        records, Sessions(5), combiner, 0, aggregation, feed, Sessions(assigned_gap)
+    )
 
 
-def _assert_batch_matches_engine(records, window_fn, combiner, lateness, aggregation, feed):
+def _assert_batch_matches_engine(
+    records, window_fn, combiner, lateness, aggregation, feed, assigned_by=None
+):
+    """``assigned_by``: the window function that assigns the elements' windows, if not the
+    grouping's."""
     split, size, pending_limit, fast = feed
     strategy = strategy_of(
         window_fn=window_fn, timestamp_combiner=combiner, allowed_lateness=lateness
     )
+    assigned_by = assigned_by or window_fn
     keyed = [
-        (key, WindowedValue(value, second, window_fn.assign(AssignContext(second))))
+        (key, WindowedValue(value, second, assigned_by.assign(AssignContext(second))))
         for key, second, value in records
     ]
 
@@ -100,7 +109,7 @@ def _assert_batch_matches_engine(records, window_fn, combiner, lateness, aggrega
         for _, wv in grouping.step(keyed)
         + grouping.step(watermark=MAX_MICROS, processing_time=MAX_MICROS)
     ]
-    assign = window_fn_kinds.chunk_assigner(window_fn_kinds.to_ir(window_fn)) if fast else None
+    assign = window_fn_kinds.chunk_assigner(window_fn_kinds.to_ir(assigned_by)) if fast else None
     batch, other = (BatchGrouping(strategy, aggregation, pending_limit) for _ in range(2))
     for part_grouping, part in ((batch, keyed[:split]), (other, keyed[split:])):
         for start in range(0, len(part), size):
@@ -149,6 +158,10 @@ def test_columns_come_in_chunks_of_whole_keys(records, window_fn, combine, size)
         (
             IntervalWindows([0, 10 * 10**6], [5 * 10**6, 12 * 10**6]),
             [(IntervalWindow(0, 5),), (IntervalWindow(10, 12),)],
+        ),
+        (
+            ProtoSessions([0, 10 * 10**6], 5 * 10**6),
+            [(IntervalWindow(0, 5),), (IntervalWindow(10, 15),)],
         ),
         (MaxTimestamps([5 * 10**6, 12 * 10**6]), [5 * 10**6 - 1, 12 * 10**6 - 1]),
         (KeyedOutputs(["a", "b"], [2, 1], [7, 8, 9]), [("a", 7), ("a", 8), ("b", 9)]),
