@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from panes.metrics.metric import MetricResults
 
 
@@ -19,8 +21,17 @@ class PipelineState:
         return state in (cls.DONE, cls.FAILED, cls.CANCELLED)
 
 
+class Captured(NamedTuple):
+    """A collection's windowed values in event-log order, and the step at which each was
+    emitted: what a runner collects for a capture, as two columns."""
+
+    steps: list
+    windowed_values: list
+
+
 class PipelineResult:
-    """What a finished run reports: its state, metrics and captured collections."""
+    """What a finished run reports: its state, metrics and captured collections (``captures``:
+    each capture's id to its ``Captured``)."""
 
     def __init__(self, metrics, captures: dict, state: str = PipelineState.DONE):
         self._state = state

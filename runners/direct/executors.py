@@ -9,6 +9,7 @@ from panes.metrics import metrics_cell_scope, reset_metrics_scope
 from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
 from panes.runners.fusion import CHUNK, Chain, Chunk, ParDoStage, WindowStage, boxing_sink
 from panes.runners.replay import as_streams, key_value, key_values, replay_grouping
+from panes.runners.runner import Captured
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.timestamp import MAX_MICROS
 from panes.transforms.dofn_runner import DoFnRunner
@@ -208,12 +209,11 @@ def run_flatten(node, inputs, ctx):
 def run_write(node, inputs, ctx):
     sink = node.payload["sink"]
     if isinstance(sink, CaptureSink):
-        ctx.captures[sink.capture_id] = [
-            (event.step, wv)
-            for event in inputs[0]
-            if isinstance(event, Bundle)
-            for wv in event.elements
-        ]
+        bundles = [event for event in inputs[0] if isinstance(event, Bundle)]
+        ctx.captures[sink.capture_id] = Captured(
+            [bundle.step for bundle in bundles for _ in bundle.elements],
+            [wv for bundle in bundles for wv in bundle.elements],
+        )
         return {}
     elements = elements_of(inputs[0])
     try:

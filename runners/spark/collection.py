@@ -16,12 +16,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from itertools import islice
+from itertools import chain, islice, repeat
 from typing import TYPE_CHECKING
 
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import CHUNK, Chain, Chunk, Expanded, boxing_sink
+from panes.runners.runner import Captured
 from panes.runners.spark.errors import worker_generator
 from panes.timestamp import MAX_MICROS
 from panes.window import windowed_value
@@ -110,8 +111,8 @@ class BoxingSink(ChunkSink):
         self.push = boxing_sink(self.out)
 
 
-def in_order(chunks: list) -> list:
-    """The ``(step, WindowedValue)`` of the chunks' elements, in position order. Positions
+def in_order(chunks: list) -> Captured:
+    """The chunks' elements as WindowedValues, in position order, with their steps. Positions
     are sorted by runs: a grouping's or FlatMap's outputs of one input (a nested ``Expanded``
     column) sort as one run, by its first position; any other position is a run alone."""
     runs: list = []
@@ -122,7 +123,15 @@ def in_order(chunks: list) -> list:
             positions.runs(boxed) if isinstance(positions, Expanded) else zip(positions, zip(boxed))
         )
     runs.sort(key=by_position)
-    return [(first[0], wv) for first, run in runs for wv in run]
+    return Captured(
+        list(chain.from_iterable(repeat(first[0], len(run)) for first, run in runs)),
+        list(chain.from_iterable(run for _, run in runs)),
+    )
+
+
+def positioned(records: list) -> Captured:
+    """``(position, WindowedValue)`` records in position order as captured columns."""
+    return Captured([position[0] for position, _ in records], [wv for _, wv in records])
 
 
 def chunk_feed(partition, chunk, push):
@@ -182,15 +191,12 @@ class Collection:
             self._rdd = self.held.parallelize()
         return self._rdd
 
-    def collect(self, action) -> list:
-        """The collection's ``(step, WindowedValue)`` on the driver, in position order;
-        ``action(run)`` runs the Spark job. Pending work ships its output as chunks, boxed
-        here."""
+    def collect(self, action) -> Captured:
+        """The collection's windowed values on the driver, in position order, with their
+        steps; ``action(run)`` runs the Spark job. Pending work ships its output as chunks,
+        boxed here."""
         if self.pending is None:
-            return [
-                (position[0], wv)
-                for position, wv in sorted(action(self.rdd.collect), key=by_position)
-            ]
+            return positioned(sorted(action(self.rdd.collect), key=by_position))
         chunks = action(self.pending.run(ChunkSink, self.accumulator, self.name).collect)
         return in_order(chunks)
 

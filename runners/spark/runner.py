@@ -15,10 +15,10 @@ from panes.metrics import MetricsContainer
 from panes.options.pipeline_options import PipelineOptions
 from panes.runners.collector import cycle_collection_paused
 from panes.runners.eventlog import FIRST_STEP, merged_watermarks
-from panes.runners.runner import PipelineResult
+from panes.runners.runner import Captured, PipelineResult
 from panes.runners.sources import SOURCE_KINDS, ProcessingClock
 from panes.runners.spark.broadcast import Shared
-from panes.runners.spark.collection import Collection
+from panes.runners.spark.collection import Collection, positioned
 from panes.runners.spark.errors import surfaced_errors
 from panes.runners.spark.file_writes import FILE_SINKS, plan_file_write
 from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
@@ -75,10 +75,11 @@ class Plan:
         with surfaced_errors(label):
             return run()
 
-    def collect_sorted(self, collection: Collection, label: str) -> list:
-        """The collection's ``(step, windowed value)`` in event-log order, on the driver."""
+    def collect_sorted(self, collection: Collection, label: str) -> Captured:
+        """The collection's windowed values in event-log order, with their steps, on the
+        driver."""
         if collection.held is not None:
-            return [(position[0], wv) for position, wv in collection.held.records]
+            return positioned(collection.held.records)
         return collection.collect(lambda run: self.action(label, run))
 
     def release(self) -> None:
@@ -110,12 +111,12 @@ def plan_write(node, inputs, plan):
     if type(sink) in FILE_SINKS:
         plan_file_write(node, inputs[0], plan)
         return {}
-    records = plan.collect_sorted(inputs[0], node.id)
+    collected = plan.collect_sorted(inputs[0], node.id)
     if isinstance(sink, CaptureSink):
-        plan.captures[sink.capture_id] = records
+        plan.captures[sink.capture_id] = collected
         return {}
     try:
-        lift(sink).write_records([wv.value for _, wv in records], node.id)
+        lift(sink).write_records([wv.value for wv in collected.windowed_values], node.id)
     except UserCodeError:
         raise
     except Exception as error:

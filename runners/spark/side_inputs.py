@@ -31,7 +31,7 @@ def side_input_values(plan, spec, label: str) -> list:
                 f"them and GroupByKey), or raise the limit with the Spark setting "
                 f"{LIMIT_SETTING}"
             )
-    return [wv for _, wv in plan.collect_sorted(collection, f"side input {spec.pcollection}")]
+    return plan.collect_sorted(collection, f"side input {spec.pcollection}").windowed_values
 
 
 def _pickled_size(record) -> int:

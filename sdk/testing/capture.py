@@ -20,7 +20,7 @@ class CaptureSink(Sink):
 
 class Materialized:
     """Filled after the pipeline runs: ``windowed_values``, ``values``, and ``steps`` — the
-    event-log step at which each value was emitted (runners capture ``(step, value)``)."""
+    event-log step at which each value was emitted."""
 
     def __init__(self, capture_id: str):
         self.capture_id = capture_id
@@ -28,9 +28,8 @@ class Materialized:
         self.steps: list | None = None
 
     def _fill(self, result) -> None:
-        captured = list(result.captures.get(self.capture_id, []))
-        self.steps = [step for step, _ in captured]
-        self._windowed_values = [wv for _, wv in captured]
+        captured = result.captures.get(self.capture_id)
+        self.steps, self._windowed_values = captured if captured else ([], [])
 
     @property
     def windowed_values(self) -> list:

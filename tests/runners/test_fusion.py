@@ -62,6 +62,7 @@ def test_collected_chunks_come_in_position_order(chunks, random):
         values = [f"v{position}" for position in positions]
         collected.append(Chunk(positions, values, [0] * n, [(GLOBAL_WINDOW,)] * n, ["p"] * n))
         expected += zip(positions, values)
-    assert [(step, wv.value) for step, wv in in_order(collected)] == [
+    steps, windowed_values = in_order(collected)
+    assert [(step, wv.value) for step, wv in zip(steps, windowed_values)] == [
         (position[0], value) for position, value in sorted(expected)
     ]

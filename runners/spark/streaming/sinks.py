@@ -21,6 +21,8 @@ from panes.io.parquet import ParquetSink
 from panes.io.text import TextSink
 from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
+from panes.runners.runner import Captured
+from panes.runners.spark.collection import positioned
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.streaming.rows import METRICS, TICK, load
 from panes.testing.capture import CaptureSink
@@ -93,10 +95,10 @@ class BatchCommitter:
         self.store.commit(batch_id, metrics)
         self.metrics.merge(metrics)
         for label, records in captured.items():
-            capture_id = self.sinks[label].capture_id
-            self.captures.setdefault(capture_id, []).extend(
-                (position[0], wv) for position, wv in sorted(records, key=lambda r: r[0])
-            )
+            batch = positioned(sorted(records, key=lambda r: r[0]))
+            so_far = self.captures.setdefault(self.sinks[label].capture_id, Captured([], []))
+            so_far.steps.extend(batch.steps)
+            so_far.windowed_values.extend(batch.windowed_values)
         self._published[batch_id] = published
 
     def _publish(self, batch_id: int, staged: list) -> None:
