@@ -52,11 +52,12 @@ class Pending:
     def then(self, stage) -> Pending:
         return replace(self, stages=(*self.stages, stage))
 
-    def run(self, sink_factory, accumulator, name: str):
+    def run(self, sink_factory, accumulator, name: str, to_driver: bool = False):
         """An RDD of what the sinks ``sink_factory(ordered, cell)`` gives yield, one per
         partition (``ordered``: whether positions arrive in increasing order; ``cell``: the
         loop's metrics cell, where a sink running user code names its step). A sink has
-        ``push``, and ``drain()`` and ``finish()`` giving its records."""
+        ``push``, and ``drain()`` and ``finish()`` giving its records. ``to_driver``: the RDD
+        is for a ``collect`` (its records ship compressed)."""
         feed, stages, chunked, ordered = self.feed, self.stages, self.chunked, self.ordered
         loop = loop_id()
 
@@ -84,7 +85,7 @@ class Pending:
             report(accumulator, loop, partition, cell[0])
 
         rdd = self.source.mapPartitionsWithIndex(worker_generator(run))
-        return worker_output(rdd).setName(name)
+        return worker_output(rdd, to_driver).setName(name)
 
 
 class ChunkSink:
@@ -197,8 +198,8 @@ class Collection:
         boxed here."""
         if self.pending is None:
             return positioned(sorted(action(self.rdd.collect), key=by_position))
-        chunks = action(self.pending.run(ChunkSink, self.accumulator, self.name).collect)
-        return in_order(chunks)
+        chunks = self.pending.run(ChunkSink, self.accumulator, self.name, to_driver=True)
+        return in_order(action(chunks.collect))
 
     def work(self) -> Pending:
         """The collection as pending work (none yet, when it is already an RDD)."""

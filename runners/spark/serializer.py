@@ -12,6 +12,8 @@ workers produce only; the driver's data keeps PySpark's serializer.
 from __future__ import annotations
 
 import pickle
+import struct
+from functools import cache
 
 from pyspark import cloudpickle
 from pyspark.serializers import AutoBatchedSerializer, FramedSerializer
@@ -40,12 +42,41 @@ def dumps(obj) -> bytes:
     return cloudpickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
 
 
+class DriverResultSerializer(WorkerSerializer):
+    """``WorkerSerializer``'s pickles compressed (zstd): for the task results the driver
+    collects, which cross the JVM twice and count against ``spark.driver.maxResultSize``.
+    Columns of micros shrink to under half, and a task result under
+    ``spark.task.maxDirectResultSize`` (1 MiB by default) comes back with the task's status
+    instead of being fetched after it."""
+
+    def dumps(self, obj) -> bytes:
+        data = dumps(obj)
+        return _LENGTH.pack(len(data)) + _zstd().compress(data, asbytes=True)
+
+    def loads(self, obj, encoding="bytes"):
+        (length,) = _LENGTH.unpack_from(obj)
+        data = _zstd().decompress(memoryview(obj)[_LENGTH.size :], length, asbytes=True)
+        return pickle.loads(data, encoding=encoding)
+
+
+_LENGTH = struct.Struct("<Q")
+
+
+@cache
+def _zstd():
+    import pyarrow
+
+    return pyarrow.Codec("zstd", compression_level=1)
+
+
 WORKER_OUTPUT = AutoBatchedSerializer(WorkerSerializer())
+DRIVER_RESULT = AutoBatchedSerializer(DriverResultSerializer())
 
 
-def worker_output(rdd):
+def worker_output(rdd, to_driver: bool = False):
     """``rdd`` (just made by a transformation, not yet named or run), its records pickled by
-    ``WorkerSerializer``. PySpark keeps an RDD's serializer in ``_jrdd_deserializer``, the
-    attribute its own ``_reserialize`` sets."""
-    rdd._jrdd_deserializer = WORKER_OUTPUT
+    ``WorkerSerializer``, compressed when they go ``to_driver`` (a ``collect``). PySpark keeps
+    an RDD's serializer in ``_jrdd_deserializer``, the attribute its own ``_reserialize``
+    sets."""
+    rdd._jrdd_deserializer = DRIVER_RESULT if to_driver else WORKER_OUTPUT
     return rdd
