@@ -45,7 +45,7 @@ def dumps(obj) -> bytes:
 class DriverResultSerializer(WorkerSerializer):
     """``WorkerSerializer``'s pickles compressed (zstd): for the task results the driver
     collects, which cross the JVM twice and count against ``spark.driver.maxResultSize``.
-    Columns of micros shrink to under half, and a task result under
+    Columns of micros shrink to about half, and a task result under
     ``spark.task.maxDirectResultSize`` (1 MiB by default) comes back with the task's status
     instead of being fetched after it."""
 
