@@ -195,9 +195,10 @@ class Collection:
     def collect(self, action) -> Captured:
         """The collection's windowed values on the driver, in position order, with their
         steps; ``action(run)`` runs the Spark job. Pending work ships its output as chunks,
-        boxed here."""
+        boxed here; either way what is collected ships compressed."""
         if self.pending is None:
-            return positioned(sorted(action(self.rdd.collect), key=by_position))
+            records = worker_output(self.rdd.mapPartitions(iter), to_driver=True)
+            return positioned(sorted(action(records.collect), key=by_position))
         chunks = self.pending.run(ChunkSink, self.accumulator, self.name, to_driver=True)
         return in_order(action(chunks.collect))
 
