@@ -98,7 +98,7 @@ def run_par_do(node, inputs, ctx):
     outputs = {tag: [] for tag in node.outputs}
     with ctx.metrics_for(node.id):
         runner.setup()
-        for event in inputs[0]:
+        for event in as_pending(inputs[0]).events(ctx):
             if isinstance(event, Watermark):
                 for stream in outputs.values():
                     stream.append(event)

@@ -9,7 +9,8 @@ plain element, which TestStream stamps with the current watermark), ``watermark`
 read record at a time under a ``watermark`` strategy. ``aggregate`` is ``list`` (GroupByKey,
 values sorted), ``sum``, ``count`` or ``mean``. A ``then`` block adds a second grouping over
 ``(rekey, value)`` of the first one's outputs. ``rewindow_from`` windows the input by another
-window function before ``window`` applies (re-windowing).
+window function before ``window`` applies (re-windowing). ``before`` names a step of
+``steps.py`` applied to the input before windowing.
 
 A row reads ``key: value [start, end) @timestamp TIMING index/nonspeculative first last`` with
 times in seconds; ``late`` rows are elements sent to the late-data output.
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import yaml
 from runners_under_test import pipeline
+from steps import step
 
 import panes as beam
 from panes import evictor as evictor_module
@@ -209,6 +211,8 @@ def run_scenario(scenario: dict, runner, **variant) -> dict:
     if "events2" in scenario:
         inputs.append(_input(p, {"events": scenario["events2"]}, "Input2", **variant))
     elements = inputs[0] if len(inputs) == 1 else tuple(inputs) | beam.Flatten()
+    if "before" in scenario:
+        elements |= "Before" >> step(scenario["before"])
     if "rewindow_from" in scenario:
         elements |= "FirstWindows" >> beam.WindowInto(evaluate(scenario["rewindow_from"]))
     grouped = elements | beam.WindowInto(**windowing(scenario)) | "Group" >> _grouping(scenario)
