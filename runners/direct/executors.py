@@ -6,17 +6,25 @@ from panes.errors import UserCodeError
 from panes.ir.codec import lift
 from panes.ir.io import CaptureSink
 from panes.metrics import metrics_cell_scope, reset_metrics_scope
-from panes.runners.eventlog import Bundle, Watermark, by_step, elements_of, merged_watermarks
+from panes.runners.eventlog import (
+    FIRST_STEP,
+    Bundle,
+    Watermark,
+    by_step,
+    elements_of,
+    merged_watermarks,
+)
 from panes.runners.fusion import CHUNK, Chain, Chunk, ParDoStage, WindowStage, boxing_sink
-from panes.runners.replay import as_streams, key_value, key_values, replay_grouping
+from panes.runners.key_driver import as_streams, drive_keys
+from panes.runners.keys import key_value, key_values
 from panes.runners.runner import Captured
+from panes.runners.shortcuts import BATCH, aggregation_of, batch_end, grouping_path
 from panes.runners.sources import source_stream, test_stream_stream
 from panes.timestamp import MAX_MICROS
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
 from panes.windowing import window_fn_kinds
-from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import BatchGrouping, is_batch_exact
+from panes.windowing.batch import BatchGrouping
 from panes.windowing.engine import WindowingEngine
 
 
@@ -117,20 +125,13 @@ def run_assign_windows(node, inputs, ctx):
     return {"main": as_pending(inputs[0]).then(lambda: WindowStage(node.id, window_fn))}
 
 
-def run_group_by_key(node, inputs, ctx):
-    return _run_grouping(node, inputs, ctx, BufferAggregation())
-
-
-def run_combine_per_key(node, inputs, ctx):
-    aggregation = CombineFnAggregation(lift(node.payload["combine_fn"]), node.id)
-    return _run_grouping(node, inputs, ctx, aggregation)
-
-
-def _run_grouping(node, inputs, ctx, aggregation):
-    strategy = ctx.ir.pcollections[node.inputs[0]].windowing
+def run_grouping(node, inputs, ctx):
+    """A ``group_by_key`` or ``combine_per_key``: on the batch path when the one decision of
+    paths (``panes.runners.shortcuts``) says so, else each key driven through the log."""
+    strategy, aggregation = ctx.ir.pcollections[node.inputs[0]].windowing, aggregation_of(node)
     source = as_pending(inputs[0])
-    end_step = _batch_end(source.stream) if is_batch_exact(strategy) else None
-    if end_step is not None:
+    end_step = _batch_end(source.stream)
+    if grouping_path(ctx.ir, node, end_step) == BATCH:
         return _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx)
     label, kind = node.id, node.kind
     elements, watermarks, steps = {}, [], set()
@@ -145,7 +146,7 @@ def _run_grouping(node, inputs, ctx, aggregation):
                 ((event.step,), value, wv.timestamp_micros, wv.windows, wv.pane_info)
             )
     with ctx.metrics_for(label):
-        replay = replay_grouping(
+        replay = drive_keys(
             WindowingEngine(strategy, aggregation), elements, watermarks, ctx.clock.events
         )
     replay.counters.report(ctx.metrics, label)
@@ -154,17 +155,11 @@ def _run_grouping(node, inputs, ctx, aggregation):
 
 
 def _batch_end(stream):
-    """The end step when the stream is Beam batch — all elements in bundles of one step, no
-    watermark before them, then the watermark straight to +inf at the end step — else None.
+    """The end step when the stream is Beam batch (``shortcuts.batch_end``), else None.
     Element-wise stages keep a stream batch, so their input decides."""
     steps = {event.step for event in stream if isinstance(event, Bundle) and event.elements}
-    watermarks = [event for event in stream if isinstance(event, Watermark)]
-    if len(steps) > 1 or len(watermarks) != 1 or watermarks[0].time != MAX_MICROS:
-        return None
-    end_step = watermarks[0].step
-    if steps and steps.pop() > end_step:
-        return None
-    return end_step
+    step = steps.pop() if len(steps) == 1 else (FIRST_STEP if not steps else None)
+    return batch_end(step, [event for event in stream if isinstance(event, Watermark)])
 
 
 def _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx):
@@ -234,8 +229,8 @@ EXECUTORS = {
     "test_stream": run_test_stream,
     "par_do": run_par_do,
     "assign_windows": run_assign_windows,
-    "group_by_key": run_group_by_key,
-    "combine_per_key": run_combine_per_key,
+    "group_by_key": run_grouping,
+    "combine_per_key": run_grouping,
     "flatten": run_flatten,
     "write": run_write,
 }

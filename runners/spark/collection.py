@@ -23,8 +23,8 @@ from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_sc
 from panes.runners.eventlog import FIRST_STEP, Bundle, Watermark
 from panes.runners.fusion import CHUNK, Chain, Chunk, Expanded, boxing_sink
 from panes.runners.runner import Captured
+from panes.runners.shortcuts import batch_end
 from panes.runners.spark.errors import worker_generator
-from panes.timestamp import MAX_MICROS
 from panes.window import windowed_value
 
 if TYPE_CHECKING:
@@ -212,15 +212,9 @@ class Collection:
             None, self.timeline, self.step, self.work().then(stage), accumulator, name
         )
 
-    def is_batch(self) -> bool:
-        """Beam batch: all elements at one step, then the watermark straight to +inf."""
-        return (
-            self.step is not None
-            and isinstance(self.timeline, list)
-            and len(self.timeline) == 1
-            and self.timeline[0].time == MAX_MICROS
-            and self.step <= self.timeline[0].step
-        )
+    def batch_end(self):
+        """The end step when the collection is Beam batch (``shortcuts.batch_end``), else None."""
+        return batch_end(self.step, self.timeline)
 
 
 def from_stream(plan, stream: list, label: str) -> Collection:

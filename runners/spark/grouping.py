@@ -11,11 +11,12 @@ from __future__ import annotations
 from itertools import accumulate
 from operator import itemgetter
 
-from panes.ir.codec import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP, Watermark
 from panes.runners.fusion import CHUNK, Chunk, Expanded
-from panes.runners.replay import key_values, output_timeline, replay_grouping
+from panes.runners.key_driver import drive_keys, output_timeline
+from panes.runners.keys import key_values
+from panes.runners.shortcuts import BATCH, aggregation_of, grouping_path
 from panes.runners.spark.collection import Collection, Pending, chunk_feed
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import grouped, key_prefix
@@ -31,8 +32,8 @@ from panes.runners.spark.timeline import (
     received,
 )
 from panes.timestamp import MAX_MICROS, MIN_MICROS
-from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.batch import BATCH_PANE, BatchGrouping, is_batch_exact
+from panes.windowing.aggregation import CombineFnAggregation
+from panes.windowing.batch import BATCH_PANE, BatchGrouping
 from panes.windowing.engine import Counters, WindowingEngine
 
 CONTROL = "__control__"
@@ -40,38 +41,31 @@ HOLDS = "__holds__"
 _key, _value = itemgetter(0), itemgetter(1)
 
 
-def plan_group_by_key(node, inputs, plan) -> dict:
-    return _plan_grouping(node, inputs[0], plan, BufferAggregation())
-
-
-def plan_combine_per_key(node, inputs, plan) -> dict:
-    return _plan_grouping(
-        node, inputs[0], plan, CombineFnAggregation(lift(node.payload["combine_fn"]), node.id)
-    )
-
-
-def _plan_grouping(node, source, plan, aggregation) -> dict:
+def plan_grouping(node, inputs, plan) -> dict:
+    """A ``group_by_key`` or ``combine_per_key``: on the batch path when the one decision of
+    paths (``panes.runners.shortcuts``) says so, else replayed."""
+    source, aggregation = inputs[0], aggregation_of(node)
     strategy = plan.strategy(node.inputs[0])
+    end_step = source.batch_end()
+    if grouping_path(plan.ir, node, end_step) != BATCH:
+        return _replayed(node, source, strategy, aggregation, plan)
     label = node.id
-    if is_batch_exact(strategy) and source.is_batch():
-        end_step = source.timeline[0].step
-        if isinstance(aggregation, CombineFnAggregation):
-            chunks = _lifted(source, node, strategy, aggregation, end_step, plan)
-        else:
-            chunks = worker_output(
-                _shuffled_by_key(source, node, plan).mapPartitions(
-                    worker_generator(_batch_partition(strategy, aggregation, end_step))
-                )
+    if isinstance(aggregation, CombineFnAggregation):
+        chunks = _lifted(source, node, strategy, aggregation, end_step, plan)
+    else:
+        chunks = worker_output(
+            _shuffled_by_key(source, node, plan).mapPartitions(
+                worker_generator(_batch_partition(strategy, aggregation, end_step))
             )
-        done = [Watermark(end_step, MAX_MICROS)]
-        # A partition's chunks are in position order.
-        pending = Pending(chunks.setName(label), chunk_feed, chunked=True, ordered=True)
-        main = Collection(None, done, end_step, pending, plan.metrics_accumulator, label)
-        outputs = {"main": main}
-        if node.payload.get("late_output"):
-            outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
-        return outputs
-    return _replayed(node, source, strategy, aggregation, plan)
+        )
+    done = [Watermark(end_step, MAX_MICROS)]
+    # A partition's chunks are in position order.
+    pending = Pending(chunks.setName(label), chunk_feed, chunked=True, ordered=True)
+    main = Collection(None, done, end_step, pending, plan.metrics_accumulator, label)
+    outputs = {"main": main}
+    if node.payload.get("late_output"):
+        outputs[node.payload["late_output"]] = Collection(plan.sc.emptyRDD(), done, end_step)
+    return outputs
 
 
 def _shuffled_by_key(source, node, plan, extra=None):
@@ -235,7 +229,7 @@ def _replayed(node, source, strategy, aggregation, plan) -> dict:
         container = MetricsContainer()
         token = metrics_scope(container, label)
         try:
-            replay = replay_grouping(engine, elements, timeline, clock.value)
+            replay = drive_keys(engine, elements, timeline, clock.value)
         finally:
             reset_metrics_scope(token)
         for tag, outputs in (("main", replay.main), ("late", replay.late)):

@@ -1,8 +1,9 @@
 """Spark SQL lowering: a windowed aggregation of built-in combiners over a Parquet or DataFrame
 input, run as one Spark SQL query in the JVM instead of Python code per element.
 
-``lower_aggregations`` is a phase over the IR, run before planning. It looks for this chain, in
-which each collection is read by the next node only:
+``lower_aggregations`` is a phase over the IR, run before planning. Where the one decision of
+paths (``panes.runners.shortcuts``) gives a grouping the ``SQL`` path, the phase replaces its
+chain:
 
     read (Parquet or DataFrame, in place, Beam batch: no watermark strategy)
     -> WithTimestampField          (par_do of TimestampFromField)
@@ -11,53 +12,34 @@ which each collection is read by the next node only:
     -> GroupBy(...).aggregate_field(...)   (its KeyByFields par_do, AggregateFields
                                             combine_per_key and ToRows par_do)
 
-and replaces it by one ``sql_aggregation`` node, whose query groups by the key fields and
+by one ``sql_aggregation`` node, whose query groups by the key fields and
 ``window``/``session_window``. The node holds what the query computes (``SqlAggregation``,
 plain data); the query itself, a lazy DataFrame, stays beside the IR, with the run's plan.
-Everything else — another trigger, window fn or timestamp combiner, a source read on the
-driver or under a watermark strategy, a field type Spark and Python might see differently,
-a consumer of an intermediate collection — is left to the ordinary planners.
+A field type Spark and Python might see differently leaves the chain to the ordinary
+planners.
 ``plan_sql_aggregation`` runs the query, brings its (small) result to the driver through Arrow
 and builds the collection the ordinary plan would have built: the same rows, timestamps
-(window end - 1 µs), windows, panes (``BATCH_PANE``) and positions (from each key's first
+(the window's end), windows, panes (``BATCH_PANE``) and positions (from each key's first
 source position, which the query computes).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
-from panes.ir import io, rows
-from panes.ir import windowing as ir
 from panes.ir.model import Node
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
+from panes.runners.shortcuts import SQL, SqlAggregation, grouping_path, sql_aggregation
 from panes.runners.spark.aggregation_query import INDEX_BITS, build_query, finished, overflowed
 from panes.runners.spark.collection import Collection, Held
 from panes.runners.spark.positions import key_prefix
-from panes.runners.spark.sources import reads_natively
 from panes.timestamp import MAX_MICROS
 from panes.transforms.group_by import FieldsToRow
 from panes.window import interval_window, windowed_value
 from panes.windowing import window_fn_kinds
-from panes.windowing.batch import BATCH_PANE, is_batch_exact
+from panes.windowing.batch import BATCH_PANE
 
 SQL_AGGREGATION = "sql_aggregation"
-
-
-@dataclass(frozen=True)
-class SqlAggregation:
-    """A recognised chain: what its query computes, and the labels its errors name."""
-
-    source: object  # the IR source: a ParquetSource or DataFrameSource
-    timestamp_field: str
-    strategy: ir.WindowingStrategy
-    key_fields: tuple
-    aggregations: tuple
-    timestamp_label: str
-    combine_label: str
-    # The nodes the query stands for, from the read to the ToRows par_do.
-    replaced: tuple
 
 
 # -- the phase: recognising chains in the IR ------------------------------------------------------
@@ -70,10 +52,13 @@ def lower_aggregations(pipeline, session) -> tuple:
     lowered: dict = {}
     queries: dict = {}
     for node in pipeline.nodes.values():
-        aggregation = match_aggregation(pipeline, node)
+        if node.kind != "combine_per_key" or grouping_path(pipeline, node, sql=True) != SQL:
+            continue
+        aggregation = sql_aggregation(pipeline, node)
         query = aggregation and build_query(aggregation, session)
-        if query is not None:
-            lowered[node.id], queries[node.id] = aggregation, query
+        if aggregation is not None and query is not None:
+            last = aggregation.replaced[-1]
+            lowered[last], queries[last] = aggregation, query
     if not lowered:
         return pipeline, queries
     replaced = {node_id for aggregation in lowered.values() for node_id in aggregation.replaced}
@@ -86,90 +71,6 @@ def lower_aggregations(pipeline, session) -> tuple:
         elif node.id not in replaced:
             nodes[node.id] = node
     return dataclasses.replace(pipeline, nodes=nodes), queries
-
-
-def match_aggregation(pipeline, to_rows) -> SqlAggregation | None:
-    """The chain ending in ``to_rows``, when it is a lowerable one (read off node kinds and
-    IR payloads only; ``build_query`` then checks the input's schema)."""
-    if not _runs(to_rows, rows.FieldsToRow):
-        return None
-    combine = _sole_producer(pipeline, to_rows, "combine_per_key")
-    keying = combine and _sole_producer(pipeline, combine, "par_do")
-    windowing = keying and _sole_producer(pipeline, keying, "assign_windows")
-    timestamping = windowing and _sole_producer(pipeline, windowing, "par_do")
-    read = timestamping and _sole_producer(pipeline, timestamping, "read")
-    if read is None or not (
-        _runs(keying, rows.KeyByFields) and _runs(timestamping, rows.TimestampFromField)
-    ):
-        return None
-    combine_fn = combine.payload["combine_fn"]
-    if not isinstance(combine_fn, rows.AggregateFields) or combine.payload.get("late_output"):
-        return None
-    aggregations, keys = combine_fn.aggregations, to_rows.payload["fn"].key_fields
-    if keying.payload["fn"] != rows.KeyByFields(
-        keys, tuple(a.field for a in aggregations)
-    ) or to_rows.payload["fn"].output_names != tuple(a.output_name for a in aggregations):
-        return None
-    payload = read.payload
-    if (
-        not reads_natively(read)
-        or payload["watermark"] is not None
-        or payload["timestamp_fn"] is not None
-        or type(payload["source"]) not in (io.ParquetSource, io.DataFrameSource)
-    ):
-        return None
-    strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
-    if not _lowerable_windowing(strategy):
-        return None
-    return SqlAggregation(
-        payload["source"],
-        timestamping.payload["fn"].field,
-        strategy,
-        keys,
-        aggregations,
-        timestamping.id,
-        combine.id,
-        (read.id, timestamping.id, windowing.id, keying.id, combine.id, to_rows.id),
-    )
-
-
-def _runs(node, row_fn) -> bool:
-    """Whether ``node`` is a plain single-output par_do of an IR ``row_fn``."""
-    payload = node.payload
-    return (
-        node.kind == "par_do"
-        and type(payload["fn"]) is row_fn
-        and len(node.outputs) == 1
-        and not node.side_inputs
-        and not payload["args"]
-        and not payload["kwargs"]
-    )
-
-
-def _sole_producer(pipeline, node, kind):
-    """The node of ``kind`` producing ``node``'s input, when ``node`` is all that reads it."""
-    (pcollection,) = node.inputs
-    producer = pipeline.nodes[pipeline.pcollections[pcollection].producer]
-    if producer.kind != kind or len(producer.outputs) != 1:
-        return None
-    if [consumer.id for consumer in pipeline.consumers(pcollection)] != [node.id]:
-        return None
-    return producer
-
-
-def _lowerable_windowing(strategy) -> bool:
-    window_fn = strategy.window_fn
-    if (
-        not is_batch_exact(strategy)
-        or strategy.timestamp_combiner != ir.TimestampCombiner.OUTPUT_AT_EOW
-    ):
-        return False
-    if isinstance(window_fn, ir.FixedWindows):
-        return True
-    if isinstance(window_fn, ir.SlidingWindows):  # Spark's window() needs the slide within the size
-        return window_fn.period <= window_fn.size
-    # Sessions run as session_window with a gap 1 µs shorter (see build_query).
-    return isinstance(window_fn, ir.Sessions) and window_fn.gap_size > 1
 
 
 # -- planning the node -----------------------------------------------------------------------------
@@ -234,10 +135,13 @@ def output_records(aggregation: SqlAggregation, table) -> list:
                 windows_pane = ((window,), BATCH_PANE)
                 if shared is not None:
                     shared[(start, end)] = windows_pane
+            # One pane at the end of the window, as the batch path gives it.
+            windows, pane = windows_pane
+            output = to_row((keys[row], outputs[row]))
             records.append(
                 (
                     (*key_position, index),
-                    box((to_row((keys[row], outputs[row])), end - 1, *windows_pane)),
+                    box((output, windows[0].max_timestamp_micros, windows, pane)),
                 )
             )
     return records

@@ -21,7 +21,7 @@ from panes.runners.spark.broadcast import Shared
 from panes.runners.spark.collection import Collection, positioned
 from panes.runners.spark.errors import surfaced_errors
 from panes.runners.spark.file_writes import FILE_SINKS, plan_file_write
-from panes.runners.spark.grouping import plan_combine_per_key, plan_group_by_key
+from panes.runners.spark.grouping import plan_grouping
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
 from panes.runners.spark.metrics import committed, partition_metrics
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
@@ -130,8 +130,8 @@ PLANNERS = {
     "test_stream": plan_test_stream,
     "par_do": plan_par_do,
     "assign_windows": plan_assign_windows,
-    "group_by_key": plan_group_by_key,
-    "combine_per_key": plan_combine_per_key,
+    "group_by_key": plan_grouping,
+    "combine_per_key": plan_grouping,
     "flatten": plan_flatten,
     "write": plan_write,
     SQL_AGGREGATION: plan_sql_aggregation,

@@ -19,7 +19,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from panes.runners.eventlog import END_STEP, Watermark, merged_watermarks
-from panes.runners.replay import output_timeline
+from panes.runners.key_driver import output_timeline
 from panes.runners.sources import record_step
 from panes.timestamp import MAX_MICROS
 from panes.watermark import rising

@@ -52,10 +52,13 @@ class Create(SourceTransform):
                 f"(p | Create(...)), not to a PCollection"
             )
         plain = [v.value if isinstance(v, TimestampedValue) else v for v in self.values]
-        is_kv = bool(plain) and all(isinstance(v, tuple) and len(v) == 2 for v in plain)
-        return pbegin.pipeline.new_output(
-            windowing=Windowing(), element_kind="kv" if is_kv else "not_kv"
-        )
+        if not plain:  # no element says what the elements are (Beam types Create([]) as Any)
+            kind = "unknown"
+        elif all(isinstance(v, tuple) and len(v) == 2 for v in plain):
+            kind = "kv"
+        else:
+            kind = "not_kv"
+        return pbegin.pipeline.new_output(windowing=Windowing(), element_kind=kind)
 
     def ir_payload(self):
         return {"values": Pickled.of(self.values), **self.source_timing()}

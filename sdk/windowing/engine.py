@@ -161,13 +161,13 @@ class WindowingEngine:
             outputs += self.advance_watermark(state, watermark, counters)
         if after is not None:
             outputs += self.advance_processing_time(state, after, counters)
-        timers = state.timers
+        event_timer, processing_timer = self.next_timers(state)
         return StepResult(
             outputs,
-            timers.next_time(EVENT_TIME),
-            timers.next_time(PROCESSING_TIME),
+            event_timer,
+            processing_timer,
             self.earliest_hold(state),
-            not state.windows,
+            self.is_empty(state),
             counters,
         )
 
@@ -255,6 +255,17 @@ class WindowingEngine:
     def output_watermark(self, state: KeyState) -> int:
         """The key's output watermark: its input watermark held back by its pending holds."""
         return held_back(state.input_watermark, self.earliest_hold(state))
+
+    @staticmethod
+    def next_timers(state: KeyState) -> tuple:
+        """``(event time, processing time)`` of the key's earliest timers (None: none)."""
+        timers = state.timers
+        return timers.next_time(EVENT_TIME), timers.next_time(PROCESSING_TIME)
+
+    @staticmethod
+    def is_empty(state: KeyState) -> bool:
+        """Whether the key keeps nothing, so its state may be dropped."""
+        return not state.windows
 
     @staticmethod
     def earliest_hold(state: KeyState) -> int | None:

@@ -262,3 +262,12 @@ def test_fused_stages_run_once_per_element_and_count_under_their_own_step(
         for r in metrics.query(namespace="fused")["counters"]
     }
     assert counted == {("Parse", "parsed"): 5, ("Twice", "doubled"): 5, ("Sum", "added"): 10}
+
+
+def test_grouping_nothing_created_gives_nothing(runner):
+    """Create([]) says nothing of its elements, so a GroupByKey after it is no misuse (Beam
+    types it Any) and groups nothing."""
+    p = beam.Pipeline(runner=runner)
+    handle = materialize(p | beam.Create([]) | beam.GroupByKey())
+    p.run()
+    assert handle.values == []

@@ -6,15 +6,16 @@ clocks therefore travel through Spark's watermark in one of two ways:
 
 * ``StaticClocks`` — the input is an event log known before the run (``TestStream``, ``Create``):
   its watermark and processing-time timelines are known in advance, so Spark's watermark is a
-  *tick*, the rank of the last event-log step the sources have delivered. A key replays every
-  clock advance in log order, and asks to be woken at the tick of the first advance that will
-  pass one of its timers. Exact, whatever the micro-batch boundaries.
+  *tick*, the rank of the last event-log step the sources have delivered. The key driver
+  advances a key through the log's clock moves (``key_driver.Timeline``); the key asks to be
+  woken at the tick of the first advance that will pass one of its timers. Exact, whatever
+  the micro-batch boundaries.
 * ``BatchClocks`` — an unbounded source: the watermark is Spark's (the watermark strategy's
   value, per micro-batch, in whole milliseconds) and processing time is the micro-batch's
   timestamp (Spark keeps it in its offset log, so a replayed batch sees the same one). Each
-  micro-batch is one step: processing time moves, then the watermark, then the batch's
-  elements are one bundle. A key with a pending processing-time timer and no rows is woken by
-  the next watermark advance.
+  micro-batch is one step (``key_driver.MicroBatch``): processing time moves, then the
+  watermark, then the batch's elements are one bundle. A key with a pending processing-time
+  timer and no rows is woken by the next watermark advance.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ import bisect
 import math
 
 from panes.runners.eventlog import END_STEP
-from panes.runners.replay import Clocks, _bundle_position, _clock_position
-from panes.runners.spark.streaming.key_state import EVENT_TIME, PROCESSING_TIME
+from panes.runners.key_driver import MicroBatch, Timeline, clock_position
 from panes.timestamp import MIN_MICROS
 
 MICROS_PER_MILLI = 1000
@@ -41,7 +41,7 @@ class StaticClocks:
 
     def __init__(self, steps: list, watermarks: list, processing_times: list):
         self.steps = steps
-        self.clocks = Clocks(watermarks, processing_times)
+        self.timeline = Timeline(watermarks, processing_times)
 
     def tick(self, step: int) -> int:
         return tick(self.steps, step)
@@ -50,43 +50,21 @@ class StaticClocks:
         """The last step every source has delivered, given Spark's watermark (-inf: none)."""
         return self.steps[watermark_ms - 1] if watermark_ms > 0 else -math.inf
 
-    def advance(self, key, bundles: list, timer_values, log) -> None:
-        """Feeds the key its ``(step, records)`` bundles, each after the clock advances before
-        it, then the advances up to the end of the last step known to be complete, telling
-        ``log`` what each step emitted."""
-        for step, records in bundles:
-            position = _bundle_position(step)
-            self._fire_before(key, position, log)
-            self._catch_up(key, position)
-            log.note(step, key.process(records))
+    def advance(self, driver, key, state, records: list, timer_values):
+        """Advances the key through its records, then through the clock moves up to the end of
+        the last step known to be complete (``KeyDriver.advance``)."""
         done = self.done_step(timer_values.getCurrentWatermarkInMs())
-        last = max(done, bundles[-1][0]) if bundles else done
-        if last > -math.inf:
-            self._fire_before(
-                key, math.inf if last == END_STEP else _clock_position(int(last) + 1), log
-            )
+        last = max(done, records[-1][0][0]) if records else done
+        if last == -math.inf:
+            until = -math.inf
+        else:
+            until = math.inf if last == END_STEP else clock_position(int(last) + 1)
+        return driver.advance(key, state, records, self.timeline, until)
 
-    def wake_ms(self, key, timer_values):
+    def wake_ms(self, driver, state, timer_values):
         """The tick of the first advance that passes one of the key's timers (None: none)."""
-        found = self._next_firing(key)
-        return None if found is None else self.tick(found[0] // 4)
-
-    def _next_firing(self, key):
-        """``(position, domain, time)`` of the first advance that fires a timer, or None."""
-        return self.clocks.next_firing(key.next_timer(EVENT_TIME), key.next_timer(PROCESSING_TIME))
-
-    def _fire_before(self, key, limit, log) -> None:
-        while (found := self._next_firing(key)) is not None and found[0] < limit:
-            position, domain, time = found
-            self._catch_up(key, position)
-            log.note(position // 4, key.advance(domain, time))
-
-    def _catch_up(self, key, position: int) -> None:
-        """The key's clocks as they are just before ``position``; they pass none of its timers
-        there, so nothing fires."""
-        for domain, time in zip((EVENT_TIME, PROCESSING_TIME), self.clocks.before(position)):
-            if key.clock(domain) < time:
-                key.advance(domain, time)
+        found = self.timeline.next_firing(*driver.next_timers(state))
+        return None if found is None else self.tick(self.timeline.step_of(found[0]))
 
 
 class BatchClocks:
@@ -99,46 +77,18 @@ class BatchClocks:
         watermark = watermark_ms * MICROS_PER_MILLI if watermark_ms > 0 else MIN_MICROS
         return watermark, timer_values.getCurrentProcessingTimeInMs() * MICROS_PER_MILLI
 
-    def step(self, timer_values) -> int:
-        """The micro-batch's step: its timestamp, which only grows."""
-        return self.now(timer_values)[1]
-
-    def done_step(self, timer_values) -> int:
-        return self.step(timer_values)
-
-    def advance(self, key, bundles: list, timer_values, log) -> None:
+    def advance(self, driver, key, state, records: list, timer_values):
+        """Advances the key through the micro-batch (``key_driver.MicroBatch``)."""
         watermark, now = self.now(timer_values)
-        step = self.step(timer_values)
-        for domain, time in ((PROCESSING_TIME, now), (EVENT_TIME, watermark)):
-            if key.clock(domain) < time:
-                log.note(step, key.advance(domain, time))
-        for _, records in bundles:
-            log.note(step, key.process(records))
+        return driver.advance(key, state, records, MicroBatch(now, watermark, now))
 
-    def wake_ms(self, key, timer_values):
-        event = key.next_timer(EVENT_TIME)
+    def wake_ms(self, driver, state, timer_values):
+        event, processing = driver.next_timers(state)
         wake = None if event is None else event // MICROS_PER_MILLI + 1
-        if key.next_timer(PROCESSING_TIME) is not None:
+        if processing is not None:
             poll = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
             wake = poll if wake is None else min(wake, poll)
         return wake
-
-
-class StepLog:
-    """What advancing one key produced: ``(step, tag, WindowedValue)`` emissions, and the
-    ``(step, hold)`` changes of its earliest hold (what its grouping's output watermark needs)."""
-
-    def __init__(self, key):
-        self.key, self.hold = key, key.earliest_hold()
-        self.emissions: list = []
-        self.holds: list = []
-
-    def note(self, step: int, emitted: list) -> None:
-        self.emissions += [(step, tag, wv) for tag, wv in emitted]
-        hold = self.key.earliest_hold()
-        if hold != self.hold:
-            self.hold = hold
-            self.holds.append((step, hold))
 
 
 class StaticTimeline:
@@ -146,8 +96,11 @@ class StaticTimeline:
     complete, and each source-fed collection's watermark and processing time after a step."""
 
     def __init__(self, steps: list, watermarks: dict, processing_times: list):
-        self.steps, self.watermarks = steps, watermarks
-        self.processing_times = processing_times
+        self.steps = steps
+        self.timelines = {
+            pc: Timeline(events, processing_times) for pc, events in watermarks.items()
+        }
+        self.clock = Timeline([], processing_times)
         self._done = -math.inf
 
     def view(self, timer_values) -> StaticTimeline:
@@ -159,10 +112,10 @@ class StaticTimeline:
         return [step for step in self.steps if after < step <= self._done]
 
     def source_watermark(self, pcollection_id: str, step: int) -> int:
-        return _after(self.watermarks[pcollection_id], step)
+        return self.timelines[pcollection_id].before(clock_position(step + 1))[0]
 
     def processing_time(self, step: int) -> int:
-        return _after(self.processing_times, step)
+        return self.clock.before(clock_position(step + 1))[1]
 
 
 class BatchTimeline:
@@ -180,13 +133,3 @@ class BatchTimeline:
 
     def processing_time(self, step: int) -> int:
         return self._now
-
-
-def _after(events: list, step: int) -> int:
-    """The time of the last of ``events`` (step-ordered) at or before ``step``."""
-    time = MIN_MICROS
-    for event in events:
-        if event.step > step:
-            break
-        time = event.time
-    return time

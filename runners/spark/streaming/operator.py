@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass, field
-from itertools import groupby
 from operator import itemgetter
 
 from pyspark.sql import Row
@@ -30,12 +29,17 @@ from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_sc
 from panes.runners.fusion import Chunk
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.positions import grouped
-from panes.runners.spark.streaming.clocks import StepLog
-from panes.runners.spark.streaming.key_state import LATE, MAIN, Counters, Grouping
+from panes.runners.spark.streaming.key_state import (
+    LATE,
+    MAIN,
+    Counters,
+    Grouping,
+    dump_state,
+    load_state,
+)
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, load, metrics_columns
 from panes.runners.spark.streaming.tail import Tail, TailState
-from panes.window import window_order
 
 # A bucket's state: its keys' (state, first position, wake-up), pickled, and its Spark timer;
 # the tail's: its state.
@@ -179,28 +183,30 @@ class Operator(StatefulProcessor):
             return None
         counters = Counters()
         if stored is None:
-            key, first = grouping.core.new_key(pickle.loads(key_bytes), counters), records[0][0]
+            key, state, first = pickle.loads(key_bytes), None, records[0][0]
         else:
-            key, first = grouping.core.load(stored[0], counters), stored[1]
+            state, first = load_state(stored[0]), stored[1]
+            key = state.key
         records.sort(key=itemgetter(0))
-        bundles = [
-            (step, list(group)) for step, group in groupby(records, key=lambda record: record[0][0])
-        ]
-        log = StepLog(key)
-        hold = log.hold
-        grouping.clocks.advance(key, bundles, timer_values, log)
-        self._emit(grouping, first, log.emissions)
+        driver = grouping.core.driver(counters)
+        hold = None if state is None else driver.processor.earliest_hold(state)
+        run = grouping.clocks.advance(driver, key, state, records, timer_values)
+        self._emit(grouping, first, run.ordered())
         if self.stage.tail_ids:
             changes = []
-            for step, new in log.holds:
+            for step, new in run.holds:
                 changes.append((HOLD, grouping.label, step, hold, new))
                 hold = new
             if changes:
                 self.outbox.add(TAIL, b"", changes)
         counters.report(container, grouping.label)
-        if key.is_empty():
+        if run.state is None:
             return None
-        return key.dump(), first, grouping.clocks.wake_ms(key, timer_values)
+        return (
+            dump_state(run.state),
+            first,
+            grouping.clocks.wake_ms(driver, run.state, timer_values),
+        )
 
     def _advance_tail(self, entries, timer_values, expired, container):
         stored = self.state.get()
@@ -220,9 +226,8 @@ class Operator(StatefulProcessor):
         self._move_timer(timer, wake)
 
     def _emit(self, grouping, first, emissions) -> None:
-        """The key's panes and late elements, in the direct runner's order within each step,
-        through the transforms after the grouping."""
-        emissions.sort(key=lambda emission: (emission[0], window_order(emission[2].windows[0])))
+        """The key's panes and late elements, ``(step, tag, WindowedValue)`` in canonical
+        order, through the transforms after the grouping."""
         router = self.router
         router.start_bundle()
         last_step = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pickle
 import zlib
 
-from panes.runners.replay import key_values
+from panes.runners.keys import key_values
 from panes.runners.spark.serializer import dumps
 
 ROW_SCHEMA = "route string, key binary, step long, data binary"

@@ -21,13 +21,13 @@ from collections import Counter
 from operator import itemgetter
 
 from panes.runners.fusion import Chunk
-from panes.runners.replay import key_values
+from panes.runners.key_driver import Timeline, canonical
+from panes.runners.keys import key_values
 from panes.runners.spark.positions import grouped
-from panes.runners.spark.streaming.key_state import LATE, MAIN, Grouping
+from panes.runners.spark.streaming.key_state import LATE, MAIN, Grouping, dump_state, load_state
 from panes.runners.spark.streaming.routing import GROUPINGS
 from panes.runners.spark.streaming.rows import IN
 from panes.timestamp import MIN_MICROS
-from panes.window import window_order
 from panes.windowing.output_watermark import held_back
 
 
@@ -108,44 +108,40 @@ class Tail:
             state.done = step
 
     def _grouping_step(self, state, step, node, core, records, router, counters) -> None:
-        """One step of one tail grouping over all its keys: each key's engine step (processing
-        time, its bundle, then the input watermark)."""
+        """One step of one tail grouping over all its keys: the key driver advances each key
+        through the step (processing time, its bundle, then the input watermark)."""
         label = node.id
         firsts = state.firsts.setdefault(label, {})
-        watermark_before, now_before = state.clocks.get(label, (MIN_MICROS, MIN_MICROS))
         by_key: dict = {}
         for record, (key, value) in zip(
             records, key_values(label, node.kind, [r[1] for r in records])
         ):
             by_key.setdefault(key, []).append((record[0], value, *record[2:]))
             firsts.setdefault(key, record[0])
-        live = {key: core.load(blob, counters) for key, blob in state.keys.get(label, {}).items()}
-        for key in by_key:
-            if key not in live:
-                live[key] = core.new_key(key, counters, watermark_before, now_before)
-        watermark = self._watermark(state, node.inputs[0], step)
-        now = self.processing_time(step)
-        emissions: list = []
-        for key, windowing in live.items():
-            emitted = windowing.step(by_key.get(key, ()), watermark, now)
-            emissions += [
-                ((firsts[key], window_order(wv.windows[0]), len(emissions)), tag, wv)
-                for tag, wv in emitted
-            ]
-        state.keys[label] = {
-            key: windowing.dump() for key, windowing in live.items() if not windowing.is_empty()
-        }
-        holds = [h for w in live.values() if (h := w.earliest_hold()) is not None]
-        state.watermarks[label] = held_back(watermark, min(holds, default=None))
-        state.clocks[label] = (watermark, now)
-        self._emit(node, step, sorted(emissions, key=itemgetter(0)), router)
+        states = {key: load_state(blob) for key, blob in state.keys.get(label, {}).items()}
+        before = state.clocks.get(label, (MIN_MICROS, MIN_MICROS))
+        after = (self._watermark(state, node.inputs[0], step), self.processing_time(step))
+        timeline = Timeline.of_step(step, before, after)
+        driver, engine = core.driver(counters), core.engine
+        emissions, kept, holds = [], {}, []
+        for key in [*states, *(key for key in by_key if key not in states)]:
+            run = driver.advance(key, states.get(key), by_key.get(key, []), timeline)
+            emissions += [(step, firsts[key], key, tag, wv) for step, tag, wv in run.ordered()]
+            if run.state is not None:
+                kept[key] = dump_state(run.state)
+                if (hold := engine.earliest_hold(run.state)) is not None:
+                    holds.append(hold)
+        state.keys[label] = kept
+        state.watermarks[label] = held_back(after[0], min(holds, default=None))
+        state.clocks[label] = after
+        self._emit(node, step, canonical(emissions), router)
 
     def _emit(self, node, step, emissions: list, router) -> None:
         late = node.payload.get("late_output")
         outputs = {MAIN: node.outputs["main"], LATE: node.outputs.get(late) if late else None}
         for tag, output in outputs.items():
             positions, values, index, previous = [], [], 0, None
-            for (first, _, _), emitted_tag, wv in emissions:
+            for _, first, _, emitted_tag, wv in emissions:
                 if emitted_tag == tag:
                     index = index + 1 if first == previous else 0
                     previous = first

@@ -1,6 +1,7 @@
-"""Replaying a grouping key by key gives exactly what stepping every key through every step of the
-event log with ``WindowingEngine.step`` gives: the same panes at the same steps, in the same
-order, the same late elements, output watermarks and counts."""
+"""The key driver gives exactly what stepping every key through every step of the event log with
+``WindowingEngine.step`` gives — the same panes at the same steps, in the same order, the same
+late elements, output watermarks and counts — from each of its clock sources: a whole log
+known in advance, one step at a time (a streaming tail), and live micro-batches."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,8 +10,8 @@ from strategies import strategy_of
 
 from panes.evictor import CountEvictor
 from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
-from panes.runners.replay import replay_grouping
-from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND
+from panes.runners.key_driver import KeyDriver, MicroBatch, Timeline, drive_keys
+from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND, MIN_MICROS
 from panes.trigger import (
     AccumulationMode,
     AfterAny,
@@ -34,7 +35,7 @@ from panes.window import (
 )
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation
-from panes.windowing.engine import LATE, MAIN, WindowingEngine
+from panes.windowing.engine import LATE, MAIN, Counters, WindowingEngine
 
 S = MICROS_PER_SECOND
 WINDOW_FNS = [FixedWindows(4), SlidingWindows(6, 2), Sessions(3), GlobalWindows()]
@@ -151,9 +152,7 @@ def stepped(strategy, elements, watermarks, clock):
 def test_replaying_key_by_key_matches_stepping_every_key(data):
     strategy = data.draw(strategies())
     elements, watermarks, clock = data.draw(event_logs(strategy))
-    replay = replay_grouping(
-        WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock
-    )
+    replay = drive_keys(WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock)
     counters = replay.counters
     assert (
         replay.main,
@@ -171,9 +170,7 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     elements = {"a": [((step,), 1, 0, (window,), PANE_NO_FIRING) for step in (1, 2, 2, 3)]}
     watermarks = [Watermark(END_STEP, MAX_MICROS)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
-    replay = replay_grouping(
-        WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock
-    )
+    replay = drive_keys(WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock)
     assert [(step, wv.value) for step, _, wv in replay.main] == [
         (3, ("a", [1, 1, 1, 1])),
         (END_STEP, ("a", [])),
@@ -198,9 +195,116 @@ def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step()
     }
     watermarks = [Watermark(2, 7 * S), Watermark(END_STEP, MAX_MICROS)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
-    replay = replay_grouping(
-        WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock
-    )
+    replay = drive_keys(WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock)
     # Held at 5 s by the first element, then 6 s and 7 s by the next two, then +inf.
     assert [(w.step, w.time) for w in replay.watermarks[:3]] == [(2, 5 * S), (3, 6 * S), (4, 7 * S)]
     assert replay.watermarks == stepped(strategy, elements, watermarks, clock)[2]
+
+
+def one_step_at_a_time(strategy, elements, watermarks, clock):
+    """The driver advancing every key with state or elements at every step of the log, through
+    that step's clock moves alone (``Timeline.of_step``), as a streaming tail does."""
+    engine = WindowingEngine(strategy, BufferAggregation())
+    counters = Counters()
+    driver = KeyDriver(engine, counters)
+    rank = {key: index for index, key in enumerate(elements)}
+    by_step: dict = {}
+    for key, records in elements.items():
+        for record in records:
+            by_step.setdefault(record[0][0], {}).setdefault(key, []).append(record)
+    moves = {event.step: event for event in watermarks}
+    ticks = {event.step: event for event in clock}
+    states: dict = {}
+    clocks = (MIN_MICROS, MIN_MICROS)
+    main, late = [], []
+    for step in sorted({*by_step, *moves, *ticks}):
+        after = (
+            max(clocks[0], moves[step].time) if step in moves else clocks[0],
+            max(clocks[1], ticks[step].time) if step in ticks else clocks[1],
+        )
+        timeline = Timeline.of_step(step, clocks, after)
+        bundle = by_step.get(step, {})
+        emitted = []
+        for key in sorted({*states, *bundle}, key=rank.__getitem__):
+            run = driver.advance(key, states.pop(key, None), bundle.get(key, []), timeline)
+            emitted += [(tag, wv) for _, tag, wv in run.ordered()]
+            if run.state is not None:
+                states[key] = run.state
+        for tag, out in ((MAIN, main), (LATE, late)):
+            out += [(step, wv.value[0], wv) for t, wv in emitted if t == tag]
+        clocks = after
+    return main, late, (counters.dropped_late, counters.dropped_closed, counters.purged_unfired)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_advancing_one_step_at_a_time_matches_stepping_every_key(data):
+    strategy = data.draw(strategies())
+    elements, watermarks, clock = data.draw(event_logs(strategy))
+    main, late, _, counters = stepped(strategy, elements, watermarks, clock)
+    assert one_step_at_a_time(strategy, elements, watermarks, clock) == (main, late, counters)
+
+
+@st.composite
+def micro_batches(draw, strategy):
+    """Live micro-batches: each at a later step, with Spark's watermark (from the batches
+    before it) and the batch's processing time, and a bundle of elements per key."""
+    batches, watermark, now, step = [], 0, 0, 0
+    for _ in range(draw(st.integers(1, 12))):
+        step += draw(st.integers(1, 3)) * 1000
+        now += draw(st.integers(0, 3)) * S
+        watermark += draw(st.integers(0, 6)) * S
+        by_key: dict = {}
+        for index, (key, value, seconds) in enumerate(
+            draw(
+                st.lists(
+                    st.tuples(st.sampled_from("abc"), st.integers(0, 9), st.integers(0, 40)),
+                    max_size=4,
+                )
+            )
+        ):
+            time = seconds * S
+            windows = tuple(
+                window_fn_kinds.from_ir(strategy.window_fn).assign(
+                    AssignContext.at_micros(time, value)
+                )
+            )
+            by_key.setdefault(key, []).append(((step, index), value, time, windows, PANE_NO_FIRING))
+        batches.append((step, watermark, now, by_key))
+    return batches
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_micro_batches_move_processing_time_then_the_watermark_then_take_the_bundle(data):
+    """A live micro-batch is, for every key, a step that moves the clocks and then one that
+    processes its bundle."""
+    strategy = data.draw(strategies())
+    batches = data.draw(micro_batches(strategy))
+    reference = Stepper(strategy)
+    driver = KeyDriver(WindowingEngine(strategy, BufferAggregation()), Counters())
+    rank: dict = {}
+    states: dict = {}
+    for step, watermark, now, by_key in batches:
+        for key in by_key:
+            rank.setdefault(key, len(rank))
+        expected = reference.step((), watermark, now) + reference.step(
+            [
+                (key, windowed_value(record[1:]))
+                for key, records in by_key.items()
+                for record in records
+            ]
+        )
+        emitted = []
+        for key in sorted({*states, *by_key}, key=rank.__getitem__):
+            run = driver.advance(
+                key, states.pop(key, None), by_key.get(key, []), MicroBatch(step, watermark, now)
+            )
+            assert {emission_step for emission_step, _, _ in run.emissions} <= {step}
+            emitted += [(tag, wv) for _, tag, wv in run.ordered()]
+            if run.state is not None:
+                states[key] = run.state
+        for tag in (MAIN, LATE):
+            assert [wv for t, wv in emitted if t == tag] == canonical_order(
+                [wv for t, wv in expected if t == tag], rank
+            )

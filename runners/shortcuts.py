@@ -1,0 +1,163 @@
+"""Which path a grouping takes: the one decision, made from the IR.
+
+A grouping's panes are the windowing engine's, its keys advanced by the key driver (``ENGINE``).
+Two shortcuts give the same panes faster where the IR proves them equal, each checked against
+the engine path by a property test (``tests/runners/test_shortcuts.py``):
+
+* ``BATCH`` — the default trigger and no evictor over Beam-batch input (all elements at one
+  step, then the watermark straight to +inf): one pane per key and window, straight from
+  accumulators (``panes.windowing.batch``); on Spark with a map-side combine.
+* ``SQL`` — on a runner with a Spark SQL lowering, this chain, each collection read by the next
+  node only: a Parquet or DataFrame source read in place as Beam batch → ``WithTimestampField``
+  → ``WindowInto`` (fixed, sliding or session windows, batch windowing, end-of-window
+  timestamps) → ``GroupBy(...).aggregate_field(...)`` of built-in combiners: one query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from panes.ir import io, rows
+from panes.ir import windowing as ir
+from panes.ir.codec import lift
+from panes.timestamp import MAX_MICROS
+from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
+from panes.windowing.batch import is_batch_exact
+
+ENGINE, BATCH, SQL = "engine", "batch", "sql"
+
+
+def grouping_path(pipeline, node, batch_end: int | None = None, sql: bool = False) -> str:
+    """The path of grouping ``node`` of ``pipeline``: ``SQL`` when the runner lowers to Spark
+    SQL (``sql``) and the node aggregates a lowerable chain; ``BATCH`` when its windowing
+    allows and its input is Beam batch, ending at ``batch_end`` (None: it is not); else
+    ``ENGINE``."""
+    if sql and sql_aggregation(pipeline, node) is not None:
+        return SQL
+    strategy = pipeline.pcollections[node.inputs[0]].windowing
+    if batch_end is not None and is_batch_exact(strategy):
+        return BATCH
+    return ENGINE
+
+
+def batch_end(step: int | None, watermarks) -> int | None:
+    """The end step of a Beam-batch input — its elements all at ``step`` (None: at several
+    steps, or not known), its watermark (``Watermark`` events) one jump to +inf at or after
+    ``step`` — or None when the input is not one."""
+    if step is None or not isinstance(watermarks, list) or len(watermarks) != 1:
+        return None
+    (end,) = watermarks
+    return end.step if end.time == MAX_MICROS and step <= end.step else None
+
+
+def aggregation_of(node):
+    """What a grouping node aggregates: its values as lists (``group_by_key``) or its
+    CombineFn's (``combine_per_key``)."""
+    if node.kind == "group_by_key":
+        return BufferAggregation()
+    return CombineFnAggregation(lift(node.payload["combine_fn"]), node.id)
+
+
+# -- the SQL chain --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SqlAggregation:
+    """A lowerable chain: what its query computes, and the labels its errors name."""
+
+    source: object  # the IR source: io.ParquetSource or io.DataFrameSource
+    timestamp_field: str
+    strategy: ir.WindowingStrategy
+    key_fields: tuple
+    aggregations: tuple  # rows.FieldAggregation
+    timestamp_label: str  # the WithTimestampField par_do
+    combine_label: str  # the combine_per_key node
+    replaced: tuple  # the chain's node ids, read to to_rows
+
+
+def sql_aggregation(pipeline, combine) -> SqlAggregation | None:
+    """The lowerable chain around ``combine``, a ``combine_per_key`` node, read off node kinds
+    and IR payloads only (the lowering then checks the input's schema); None when it is not
+    one."""
+    if combine.kind != "combine_per_key":
+        return None
+    consumers = pipeline.consumers(combine.outputs["main"])
+    to_rows = consumers[0] if len(consumers) == 1 else None
+    if to_rows is None or not _runs(to_rows, rows.FieldsToRow):
+        return None
+    keying = _sole_producer(pipeline, combine, "par_do")
+    windowing = keying and _sole_producer(pipeline, keying, "assign_windows")
+    timestamping = windowing and _sole_producer(pipeline, windowing, "par_do")
+    read = timestamping and _sole_producer(pipeline, timestamping, "read")
+    if read is None or not (
+        _runs(keying, rows.KeyByFields) and _runs(timestamping, rows.TimestampFromField)
+    ):
+        return None
+    combine_fn = combine.payload["combine_fn"]
+    if not isinstance(combine_fn, rows.AggregateFields) or combine.payload.get("late_output"):
+        return None
+    aggregations, keys = combine_fn.aggregations, to_rows.payload["fn"].key_fields
+    if keying.payload["fn"] != rows.KeyByFields(
+        keys, tuple(a.field for a in aggregations)
+    ) or to_rows.payload["fn"].output_names != tuple(a.output_name for a in aggregations):
+        return None
+    payload = read.payload
+    if (
+        type(payload["source"]) not in (io.ParquetSource, io.DataFrameSource)
+        or payload["watermark"] is not None
+        or payload["arrival_fn"] is not None
+        or payload["timestamp_fn"] is not None
+    ):
+        return None
+    strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
+    if not _lowerable_windowing(strategy):
+        return None
+    return SqlAggregation(
+        payload["source"],
+        timestamping.payload["fn"].field,
+        strategy,
+        keys,
+        aggregations,
+        timestamping.id,
+        combine.id,
+        (read.id, timestamping.id, windowing.id, keying.id, combine.id, to_rows.id),
+    )
+
+
+def _runs(node, row_fn) -> bool:
+    """Whether ``node`` is a plain single-output par_do of an IR ``row_fn``."""
+    payload = node.payload
+    return (
+        node.kind == "par_do"
+        and type(payload["fn"]) is row_fn
+        and len(node.outputs) == 1
+        and not node.side_inputs
+        and not payload["args"]
+        and not payload["kwargs"]
+    )
+
+
+def _sole_producer(pipeline, node, kind):
+    """The node of ``kind`` producing ``node``'s input, when ``node`` is all that reads it."""
+    (pcollection,) = node.inputs
+    producer = pipeline.nodes[pipeline.pcollections[pcollection].producer]
+    if producer.kind != kind or len(producer.outputs) != 1:
+        return None
+    if [consumer.id for consumer in pipeline.consumers(pcollection)] != [node.id]:
+        return None
+    return producer
+
+
+def _lowerable_windowing(strategy) -> bool:
+    window_fn = strategy.window_fn
+    if (
+        not is_batch_exact(strategy)
+        or strategy.timestamp_combiner != ir.TimestampCombiner.OUTPUT_AT_EOW
+    ):
+        return False
+    if isinstance(window_fn, ir.FixedWindows):
+        return True
+    if isinstance(window_fn, ir.SlidingWindows):  # Spark's window() needs the slide within the size
+        return window_fn.period <= window_fn.size
+    # Sessions run as session_window with a gap 1 µs shorter (see the lowering's query).
+    return isinstance(window_fn, ir.Sessions) and window_fn.gap_size > 1
