@@ -31,7 +31,7 @@ from typing import Any
 from panes.runners.eventlog import END_STEP, Bundle, ProcessingTime, Watermark
 from panes.timestamp import MIN_MICROS
 from panes.window import window_order, windowed_value
-from panes.windowing.engine import LATE, MAIN, Counters
+from panes.windowing.engine import Counters
 from panes.windowing.output_watermark import OutputWatermark
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
 
@@ -280,12 +280,11 @@ class KeyDriver:
 
 @dataclass
 class Replay:
-    """A keyed node's outputs over a whole event log: ``main`` and ``late`` as ``(step, key,
+    """A keyed node's outputs over a whole event log: ``outputs``, tag -> ``(step, key,
     WindowedValue)`` in canonical order, the keys' ``(step, rank, earliest hold)`` changes,
     what was counted, and the input watermark the output watermark (``watermarks``) follows."""
 
-    main: list
-    late: list
+    outputs: dict
     holds: list
     counters: Counters
     input_watermarks: list
@@ -309,10 +308,10 @@ def drive_keys(processor, elements: dict, watermarks: list, clock: list) -> Repl
         run = driver.advance(key, None, records, timeline)
         emissions += [(step, rank, key, tag, wv) for step, tag, wv in run.ordered()]
         holds += [(step, rank, hold) for step, hold in run.holds]
-    emissions = canonical(emissions)
-    main = [(step, key, wv) for step, _, key, tag, wv in emissions if tag == MAIN]
-    late = [(step, key, wv) for step, _, key, tag, wv in emissions if tag == LATE]
-    return Replay(main, late, holds, counters, watermarks)
+    outputs: dict = {}
+    for step, _, key, tag, wv in canonical(emissions):
+        outputs.setdefault(tag, []).append((step, key, wv))
+    return Replay(outputs, holds, counters, watermarks)
 
 
 def canonical(emissions: list) -> list:
@@ -347,20 +346,19 @@ def output_timeline(watermarks: list, holds: list) -> list:
     return out
 
 
-def as_streams(replay: Replay, steps) -> tuple:
-    """The ``main`` and ``late`` event streams of a replay: a bundle at each of ``steps``, each
+def as_streams(replay: Replay, tags, steps) -> dict:
+    """The event stream of each of ``tags`` in a replay: a bundle at each of ``steps``, each
     followed by the output watermark where it changed."""
-    main_at: dict = {}
-    late_at: dict = {}
     watermark_at = {w.step: w for w in replay.watermarks}
-    for outputs, at in ((replay.main, main_at), (replay.late, late_at)):
-        for step, _, wv in outputs:
+    streams = {}
+    for tag in tags:
+        at: dict = {}
+        for step, _, wv in replay.outputs.get(tag, ()):
             at.setdefault(step, []).append(wv)
-    main, late = [], []
-    for step in sorted(set(steps) | set(watermark_at)):
-        main.append(Bundle(step, main_at.get(step, [])))
-        late.append(Bundle(step, late_at.get(step, [])))
-        if step in watermark_at:
-            main.append(watermark_at[step])
-            late.append(watermark_at[step])
-    return main, late
+        stream: list = []
+        for step in sorted(set(steps) | set(watermark_at)):
+            stream.append(Bundle(step, at.get(step, [])))
+            if step in watermark_at:
+                stream.append(watermark_at[step])
+        streams[tag] = stream
+    return streams

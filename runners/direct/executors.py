@@ -16,6 +16,7 @@ from panes.runners.eventlog import (
 )
 from panes.runners.fusion import CHUNK, Chain, Chunk, ParDoStage, WindowStage, boxing_sink
 from panes.runners.key_driver import as_streams, drive_keys
+from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_value, key_values
 from panes.runners.runner import Captured
 from panes.runners.shortcuts import BATCH, aggregation_of, batch_end, grouping_path
@@ -25,7 +26,6 @@ from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
 from panes.windowing import window_fn_kinds
 from panes.windowing.batch import BatchGrouping
-from panes.windowing.engine import WindowingEngine
 
 
 def run_source(node, inputs, ctx):
@@ -99,6 +99,13 @@ def run_par_do(node, inputs, ctx):
             [elements_of(ctx.stream(s.pcollection)) for s in node.side_inputs],
             [window_fn_kinds.from_ir(ctx.window_fn(s.pcollection)) for s in node.side_inputs],
         )
+    if ctx.ir.is_stateful(node):
+        return _run_keyed(
+            node,
+            as_pending(inputs[0]),
+            ctx,
+            KeyedNode(node, ctx.ir.pcollections[node.inputs[0]].windowing, resolver),
+        )
     if len(node.outputs) == 1:
         stage = lambda: ParDoStage(node.id, payload, resolver)  # noqa: E731
         return {tag: as_pending(inputs[0]).then(stage) for tag in node.outputs}
@@ -128,12 +135,17 @@ def run_assign_windows(node, inputs, ctx):
 def run_grouping(node, inputs, ctx):
     """A ``group_by_key`` or ``combine_per_key``: on the batch path when the one decision of
     paths (``panes.runners.shortcuts``) says so, else each key driven through the log."""
-    strategy, aggregation = ctx.ir.pcollections[node.inputs[0]].windowing, aggregation_of(node)
     source = as_pending(inputs[0])
-    end_step = _batch_end(source.stream)
+    strategy, end_step = ctx.ir.pcollections[node.inputs[0]].windowing, _batch_end(source.stream)
     if grouping_path(ctx.ir, node, end_step) == BATCH:
-        return _run_batch_grouping(node, source, end_step, strategy, aggregation, ctx)
-    label, kind = node.id, node.kind
+        return _run_batch_grouping(node, source, end_step, strategy, aggregation_of(node), ctx)
+    return _run_keyed(node, source, ctx, KeyedNode(node, strategy))
+
+
+def _run_keyed(node, source, ctx, keyed):
+    """A keyed node: each key driven through the log (``key_driver.drive_keys``), in one
+    bundle of its DoFn when it is stateful."""
+    label = node.id
     elements, watermarks, steps = {}, [], set()
     for event in source.events(ctx):
         steps.add(event.step)
@@ -141,17 +153,23 @@ def run_grouping(node, inputs, ctx):
             watermarks.append(event)
             continue
         for wv in event.elements:
-            key, value = key_value(label, kind, wv.value)
+            key, value = key_value(label, keyed.kind, wv.value)
             elements.setdefault(key, []).append(
                 ((event.step,), value, wv.timestamp_micros, wv.windows, wv.pane_info)
             )
+    clock_steps = {event.step for event in ctx.clock.events}
     with ctx.metrics_for(label):
-        replay = drive_keys(
-            WindowingEngine(strategy, aggregation), elements, watermarks, ctx.clock.events
-        )
+        keyed.open()
+        keyed.start_bundle()
+        replay = drive_keys(keyed.processor, elements, watermarks, ctx.clock.events)
+        finished = keyed.finish_bundle()
+        keyed.close()
+    last = max(steps | clock_steps)
+    for tag, wv in finished:  # finish_bundle's outputs come after the bundle: at its last step
+        replay.outputs.setdefault(tag, []).append((last, None, wv))
     replay.counters.report(ctx.metrics, label)
-    main, late = as_streams(replay, steps | {event.step for event in ctx.clock.events})
-    return _grouping_outputs(node, main, late)
+    streams = as_streams(replay, keyed.tags, steps | clock_steps)
+    return {tag: streams[emitted] for emitted, tag in keyed.tags.items() if tag is not None}
 
 
 def _batch_end(stream):

@@ -1,7 +1,7 @@
 """Element-wise primitives on Spark: ParDo (with tagged outputs and broadcast side inputs) and
 window assignment. Single-output ParDos and WindowIntos become pending stages, fused into their
 consumer's partition loop; a ParDo with tagged outputs runs partition by partition, its outputs
-split by tag."""
+split by tag; a stateful ParDo is a keyed node (``panes.runners.spark.keyed``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from panes.runners.eventlog import FIRST_STEP
 from panes.runners.fusion import ParDoStage, WindowStage
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.keyed import plan_keyed
 from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
@@ -34,6 +35,8 @@ def plan_par_do(node, inputs, plan) -> dict:
         )
 
     source = inputs[0]
+    if plan.ir.is_stateful(node):
+        return plan_keyed(node, source, plan, resolver)
     if len(node.outputs) == 1:
         stage = lambda: ParDoStage(label, payload, resolver())  # noqa: E731
         return {tag: source.then(stage, plan.metrics_accumulator, label) for tag in node.outputs}

@@ -4,10 +4,20 @@ collection's windowing is, and a par_do's side inputs are taken out of its argum
 
 from __future__ import annotations
 
+import dataclasses
+
 from panes.errors import PipelineConstructionError
 from panes.io import kinds
 from panes.ir.codec import lower_value
-from panes.ir.model import IR_VERSION, Composite, Node, PCollectionSpec, PipelineIR, SideInput
+from panes.ir.model import (
+    IR_VERSION,
+    STATEFUL_PAR_DO,
+    Composite,
+    Node,
+    PCollectionSpec,
+    PipelineIR,
+    SideInput,
+)
 from panes.pvalue import AsSideInput
 from panes.transforms import row_fns
 from panes.windowing.strategy import windowing_to_ir
@@ -53,7 +63,8 @@ def compile_pipeline(pipeline) -> PipelineIR:
             visit(part)
 
     visit(pipeline.root)
-    return PipelineIR(IR_VERSION, _requirements(nodes), nodes, pcollections, tuple(composites))
+    ir = PipelineIR(IR_VERSION, (), nodes, pcollections, tuple(composites))
+    return dataclasses.replace(ir, requirements=_requirements(ir))
 
 
 def _node(applied, ids) -> Node:
@@ -106,6 +117,9 @@ def _extract_side_inputs(payload, ids, label):
     return {**payload, "args": args, "kwargs": kwargs}, tuple(sides)
 
 
-def _requirements(nodes) -> tuple:
-    kinds = sorted({node.kind for node in nodes.values()})
-    return tuple(f"panes:node:{kind}:v1" for kind in kinds)
+def _requirements(ir) -> tuple:
+    kinds = sorted({node.kind for node in ir.nodes.values()})
+    requirements = [f"panes:node:{kind}:v1" for kind in kinds]
+    if any(ir.is_stateful(node) for node in ir.nodes.values()):
+        requirements.append(STATEFUL_PAR_DO)
+    return tuple(requirements)

@@ -39,7 +39,7 @@ class Below:
 
 @dataclass(frozen=True)
 class NonEmpty:
-    """A tuple field holds at least one item."""
+    """A tuple field holds at least one item, a string at least one character."""
 
 
 # Times and durations are int64 microseconds, as in Beam.

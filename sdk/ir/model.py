@@ -17,11 +17,15 @@ from panes.ir.codec import encode, read, read_fields
 from panes.ir.data import Pickled, Value
 from panes.ir.io import Sink, Source, TestStreamEvent, WatermarkStrategy
 from panes.ir.rows import RowFn
+from panes.ir.userstate import StateSpec, TimerSpec
 from panes.ir.windowing import WindowFn, WindowingStrategy
 
 # 2: window functions, triggers, evictors, watermark strategies, sources, sinks and row
 # functions became IR data of their own, read with every field checked.
-IR_VERSION = 2
+# 3: a par_do declares its state cells and timers (stateful DoFns).
+IR_VERSION = 3
+# What a stateful par_do requires of a runner, besides its node kind.
+STATEFUL_PAR_DO = "panes:par_do:stateful:v1"
 
 _TIMING = {
     "watermark": WatermarkStrategy | None,
@@ -40,6 +44,8 @@ PAYLOADS: dict[str, dict] = {
         "kwargs": dict[str, Value],
         "main_tag": str,
         "output_tags": tuple[str, ...],
+        "state_specs": tuple[StateSpec, ...],
+        "timer_specs": tuple[TimerSpec, ...],
     },
     "assign_windows": {"window_fn": WindowFn, "allow_unsafe_triggers": bool},
     "group_by_key": {"late_output": str | None},
@@ -103,6 +109,12 @@ class PipelineIR:
     pcollections: dict[str, PCollectionSpec]
     composites: tuple[Composite, ...] = ()
 
+    def is_stateful(self, node) -> bool:
+        """Whether ``node`` is a stateful par_do: its DoFn keeps state or sets timers."""
+        return node.kind == "par_do" and bool(
+            node.payload["state_specs"] or node.payload["timer_specs"]
+        )
+
     def consumers(self, pcollection_id: str) -> list:
         return [
             node
@@ -122,9 +134,8 @@ def check_version(data) -> None:
     if isinstance(version, int) and not isinstance(version, bool) and version < IR_VERSION:
         raise ValidationError(
             f"IR version {version} was written by an older panes; this panes reads version "
-            f"{IR_VERSION}, in which window functions, triggers, sources and sinks are IR data "
-            f"of their own (docs/ir.md). Recompile the pipeline with this panes, e.g. "
-            f"panes ir --json PIPELINE.py"
+            f"{IR_VERSION} (docs/ir.md says what changed). Recompile the pipeline with this "
+            f"panes, e.g. panes ir --json PIPELINE.py"
         )
     if isinstance(version, int) and not isinstance(version, bool):
         raise ValidationError(

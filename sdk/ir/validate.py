@@ -5,7 +5,7 @@ graph, and windowing that cannot run."""
 from __future__ import annotations
 
 from panes.errors import ValidationError
-from panes.ir.model import IR_VERSION, NODE_KINDS, PipelineIR, checked
+from panes.ir.model import IR_VERSION, NODE_KINDS, STATEFUL_PAR_DO, PipelineIR, checked
 
 _INPUT_COUNTS = {
     "create": (0, 0),
@@ -31,7 +31,7 @@ def validate(ir: PipelineIR, allow_unsafe_triggers: bool = False) -> PipelineIR:
         )
     for requirement in ir.requirements:
         kind = requirement.split(":")[2] if requirement.startswith("panes:node:") else None
-        if kind not in NODE_KINDS:
+        if kind not in NODE_KINDS and requirement != STATEFUL_PAR_DO:
             raise ValidationError(
                 f"the IR requires {requirement!r}, which this panes does not understand; "
                 f"upgrade panes or drop the transform that needs it"
@@ -66,6 +66,23 @@ def _check_node(node, produced, ir, allow_unsafe_triggers):
             )
     if node.kind == "assign_windows":
         _check_windowing(node, ir, allow_unsafe_triggers)
+    if ir.is_stateful(node):
+        _check_stateful(node, ir)
+
+
+def _check_stateful(node, ir):
+    """State and timers are per key and window: a window that may merge away has no state of
+    its own to keep (Beam's StatefulDoFnRunner refuses merging window functions)."""
+    from panes.windowing import window_fn_kinds
+
+    window_fn = ir.pcollections[node.inputs[0]].windowing.window_fn
+    if window_fn_kinds.from_ir(window_fn).is_merging():
+        raise ValidationError(
+            f"node '{node.id}' is a stateful DoFn under merging windows "
+            f"({type(window_fn).__name__}), whose state could not be kept per window; window "
+            f"its input without merging (e.g. FixedWindows, or GlobalWindows with a timer "
+            f"per key) or group first"
+        )
 
 
 def _check_windowing(node, ir, allow_unsafe_triggers):

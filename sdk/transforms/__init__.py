@@ -27,6 +27,7 @@ from panes.transforms.timestamps import WithTimestampField
 from panes.transforms.util import (
     CoGroupByKey,
     Distinct,
+    GroupIntoBatches,
     Keys,
     KvSwap,
     Regex,
@@ -51,6 +52,7 @@ __all__ = [
     "Flatten",
     "GroupBy",
     "GroupByKey",
+    "GroupIntoBatches",
     "Keys",
     "KvSwap",
     "Map",

@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 
 from panes.errors import PipelineConstructionError
 from panes.evictor import Evictor
+from panes.ir import userstate as ir_userstate
 from panes.ir.data import Pickled
 from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection
 from panes.timestamp import Duration
+from panes.transforms import userstate
 from panes.transforms.combinefn import CombineFn
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
 from panes.transforms.ptransform import (
@@ -17,6 +19,7 @@ from panes.transforms.ptransform import (
     SourceTransform,
     require_pcollection,
 )
+from panes.transforms.timeutil import TimeDomain
 from panes.trigger import AccumulationMode, DefaultTrigger, Trigger
 from panes.window import GlobalWindows, TimestampCombiner, TimestampedValue, WindowFn
 from panes.windowing import validate_strategy, window_fn_kinds
@@ -96,6 +99,12 @@ class ParDo(PrimitiveTransform):
         self.kwargs = kwargs
         self.output_tags: tuple = ()
         self.main_tag = "main"
+        self.stateful = not isinstance(fn, CallableWrapperDoFn) and userstate.is_stateful_dofn(fn)
+        if self.stateful:
+            try:
+                userstate.validate_stateful_dofn(fn)
+            except ValueError as error:
+                raise PipelineConstructionError(f"{self.default_label()}: {error}") from None
 
     def default_label(self) -> str:
         return f"ParDo({self.fn.default_label()})"
@@ -140,6 +149,8 @@ class ParDo(PrimitiveTransform):
     def expand(self, pcoll):
         pcoll = require_pcollection(self, pcoll, _label_of(self))
         pipeline = pcoll.pipeline
+        if self.stateful:
+            _check_stateful_input(self, pcoll)
         for side in self.side_inputs():
             if side.pvalue.pipeline is not pipeline:
                 raise PipelineConstructionError(
@@ -162,7 +173,48 @@ class ParDo(PrimitiveTransform):
             "kwargs": self.kwargs,
             "main_tag": self.main_tag,
             "output_tags": self.output_tags,
+            **_stateful_payload(self.fn),
         }
+
+
+def _stateful_payload(dofn) -> dict:
+    """A DoFn's state cells and timers as IR data (none for a stateless DoFn)."""
+    stateful = isinstance(dofn, DoFn) and not isinstance(dofn, CallableWrapperDoFn)
+    states, timers = userstate.get_dofn_specs(dofn) if stateful else ((), ())
+    return {
+        "state_specs": tuple(
+            ir_userstate.StateSpec(spec.name, spec.kind)
+            for spec in sorted(states, key=lambda spec: spec.name)
+        ),
+        "timer_specs": tuple(
+            ir_userstate.TimerSpec(
+                spec.name,
+                ir_userstate.EVENT_TIME
+                if spec.time_domain == TimeDomain.WATERMARK
+                else ir_userstate.PROCESSING_TIME,
+                spec._attached_callback.__name__,
+            )
+            for spec in sorted(timers, key=lambda spec: spec.name)
+        ),
+    }
+
+
+def _check_stateful_input(transform, pcoll) -> None:
+    """A stateful DoFn keeps state per key and window: its input must be keyed, and windowed
+    by a window function that does not merge (Beam's rules)."""
+    label = f"ParDo '{_label_of(transform)}' has a stateful DoFn"
+    if pcoll.element_kind == "not_kv":
+        raise PipelineConstructionError(
+            f"{label}, which keeps state per key: its input {pcoll} must hold (key, value) "
+            f"pairs; key it first, e.g. | WithKeys(fn) or | Map(lambda x: (key(x), x))"
+        )
+    window_fn = pcoll.windowing.window_fn
+    if window_fn.is_merging():
+        raise PipelineConstructionError(
+            f"{label} under {type(window_fn).__name__}, whose windows merge, so no window could "
+            f"keep state of its own (Beam refuses it too); window its input without merging, "
+            f"e.g. FixedWindows, or group first"
+        )
 
 
 def _copy(transform):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from panes.transforms.userstate import StateParam, TimerParam
+
 
 class _Param:
     """A sentinel default value that asks the runner to pass something to ``process``."""
@@ -24,12 +26,19 @@ def _param(name: str) -> _Param:
 class DoFn:
     """Per-element processing. Hooks, in the order a runner calls them: ``setup`` once per
     instance, ``start_bundle`` before each bundle, ``process`` per element (and per window when
-    it asks for ``WindowParam``), ``finish_bundle`` after each bundle, ``teardown`` at the end."""
+    it asks for ``WindowParam``, state or timers), ``finish_bundle`` after each bundle,
+    ``teardown`` at the end; a stateful DoFn's ``@on_timer`` callbacks when its timers fire."""
 
     ElementParam = _Param("ElementParam")
     TimestampParam = _Param("TimestampParam")
     WindowParam = _Param("WindowParam")
     PaneInfoParam = _Param("PaneInfoParam")
+    # Stateful DoFns (``panes.transforms.userstate``): the element's key, a state cell, a
+    # timer, and in a timer callback the dynamic tag of the timer that fired.
+    KeyParam = _Param("KeyParam")
+    StateParam = StateParam
+    TimerParam = TimerParam
+    DynamicTimerTagParam = _Param("DynamicTimerTagParam")
 
     def setup(self):
         pass

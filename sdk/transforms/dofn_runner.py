@@ -1,16 +1,16 @@
 """Runs a DoFn over windowed values: parameters, outputs, timestamps, side inputs and errors.
 
-Both runners use it, so user code sees the same thing everywhere.
+Every runner uses it, so user code sees the same thing everywhere. A stateful DoFn's state,
+timers, key and timer tag come from a context its runner gives (``panes.transforms.stateful``).
 """
 
 from __future__ import annotations
-
-import inspect
 
 from panes.errors import UserCodeError
 from panes.pvalue import TaggedOutput
 from panes.timestamp import check_timestamps
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
+from panes.transforms.userstate import StateParam, TimerParam, parameters
 from panes.window import TimestampedValue, WindowedValue, windowed_value
 
 _PARAMS = {
@@ -18,6 +18,12 @@ _PARAMS = {
     DoFn.TimestampParam: lambda wv, window: wv.timestamp,
     DoFn.WindowParam: lambda wv, window: window,
     DoFn.PaneInfoParam: lambda wv, window: wv.pane_info,
+}
+# What a stateful DoFn's context gives (``context.key``, ``.tag``, ``.state(spec)``,
+# ``.timer(spec)``).
+_CONTEXT_PARAMS = {
+    DoFn.KeyParam: lambda context, default: context.key,
+    DoFn.DynamicTimerTagParam: lambda context, default: context.tag,
 }
 
 
@@ -45,11 +51,14 @@ class DoFnRunner:
         self.mode = dofn.mode if isinstance(dofn, CallableWrapperDoFn) else "process"
         self.call = target
         self.params = _param_slots(target)
+        self.context_params = _context_slots(target)
         self.per_window = (
-            DoFn.WindowParam in self.params.values() or resolve_side_inputs is not None
+            DoFn.WindowParam in self.params.values()
+            or resolve_side_inputs is not None
+            or bool(self.context_params)
         )
         # Without parameters or side inputs (the common case) runners can call it lean.
-        self.plain = not self.params and resolve_side_inputs is None
+        self.plain = not self.params and not self.context_params and resolve_side_inputs is None
         self.plain_map = self.plain and self.mode == "map"
         if self.plain_map:
             self.process = self._process_map  # type: ignore[method-assign]
@@ -76,7 +85,8 @@ class DoFnRunner:
         self._guard(self.dofn.start_bundle, None)
 
     def process(self, wv: WindowedValue) -> list:
-        """The ``(tag, WindowedValue)`` outputs of one input element."""
+        """The ``(tag, WindowedValue)`` outputs of one input element (in every window of it
+        where the DoFn asks for its window)."""
         if self.per_window and len(wv.windows) > 1:
             outputs = []
             for window in wv.windows:
@@ -125,9 +135,31 @@ class DoFnRunner:
     def teardown(self) -> None:
         self._guard(self.dofn.teardown, None)
 
+    def process_in(self, wv: WindowedValue, window, context) -> list:
+        """The outputs of a stateful DoFn's ``process`` for one element in one ``window``, its
+        state and timers from ``context``."""
+        return self._process_in(wv, window, context)
+
+    def on_timer(self, method_name: str, wv: WindowedValue, window, context) -> list:
+        """The outputs of the timer callback ``method_name``: ``wv`` stands for the timer, its
+        timestamp the timer's output timestamp (also its outputs' default)."""
+        callback = getattr(self.dofn, method_name)
+        kwargs = {
+            name: _PARAMS[param](wv, window) for name, param in _param_slots(callback).items()
+        }
+        kwargs.update(_context_kwargs(_context_slots(callback), context, self.label))
+        try:
+            result = callback(**kwargs)
+            results = () if result is None else list(result)
+        except UserCodeError:
+            raise
+        except Exception as error:
+            raise UserCodeError(self.label, None, error) from error
+        return [self._output(item, wv) for item in results]
+
     # -- internals --
 
-    def _process_in(self, wv, window):
+    def _process_in(self, wv, window, context=None):
         args, kwargs = self.args, self.kwargs
         if self.resolve_side_inputs is not None:
             args, kwargs = self.resolve_side_inputs(window, args, kwargs)
@@ -136,6 +168,8 @@ class DoFnRunner:
                 **kwargs,
                 **{name: _PARAMS[param](wv, window) for name, param in self.params.items()},
             }
+        if self.context_params:
+            kwargs = {**kwargs, **_context_kwargs(self.context_params, context, self.label)}
         try:
             result = self.call(wv.value, *args, **kwargs)
             if self.mode == "map":
@@ -185,12 +219,40 @@ class DoFnRunner:
 
 def _param_slots(fn) -> dict:
     """Parameters of ``fn`` whose default asks for the timestamp, window, pane or element."""
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return {}
     return {
-        name: p.default
-        for name, p in signature.parameters.items()
-        if any(p.default is param for param in _PARAMS)
+        name: default
+        for name, default in parameters(fn).items()
+        if any(default is param for param in _PARAMS)
     }
+
+
+def _context_slots(fn) -> dict:
+    """Parameters of ``fn`` whose default asks for a stateful DoFn's key, timer tag, state or
+    timers."""
+    return {
+        name: default
+        for name, default in parameters(fn).items()
+        if isinstance(default, (StateParam, TimerParam))
+        or any(default is param for param in _CONTEXT_PARAMS)
+    }
+
+
+def _context_kwargs(slots: dict, context, label: str) -> dict:
+    if context is None:
+        raise UserCodeError(
+            label,
+            None,
+            TypeError(
+                "DoFn.KeyParam, StateParam, TimerParam and DynamicTimerTagParam are given to "
+                "stateful DoFns only, whose input is keyed"
+            ),
+        )
+    kwargs = {}
+    for name, default in slots.items():
+        if isinstance(default, StateParam):
+            kwargs[name] = context.state(default.spec)
+        elif isinstance(default, TimerParam):
+            kwargs[name] = context.timer(default.spec)
+        else:
+            kwargs[name] = _CONTEXT_PARAMS[default](context, default)
+    return kwargs

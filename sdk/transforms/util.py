@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import threading
+import uuid
 
 from panes.pvalue import PCollection
+from panes.timestamp import Timestamp, to_micros
 from panes.transforms.core import (  # noqa: F401 - Reshuffle is Beam's util name too
     CombinePerKey,
     Create,
@@ -13,10 +16,15 @@ from panes.transforms.core import (  # noqa: F401 - Reshuffle is Beam's util nam
     GroupByKey,
     Map,
     MapTuple,
+    ParDo,
     Reshuffle,
 )
+from panes.transforms.dofn import DoFn
 from panes.transforms.ptransform import PTransform, ptransform_fn
+from panes.transforms.timeutil import TimeDomain
+from panes.transforms.userstate import BagStateSpec, CombiningValueStateSpec, TimerSpec, on_timer
 from panes.typehints.decorators import with_input_types, with_output_types
+from panes.utils.sharded_key import ShardedKey
 
 
 def Keys(label="Keys"):  # noqa: N802 - Beam's name
@@ -221,3 +229,102 @@ class ToString:
         return "IterablesToString" >> Map(lambda items: delimiter.join(map(str, items)))
 
     Kvs = Iterables
+
+
+class GroupIntoBatches(PTransform):
+    """Batches each key's values, per window, into lists of at most ``batch_size``: a batch
+    goes out when it is full, when its window ends (with the remainder), and — given
+    ``max_buffering_duration_secs`` — once it has waited that long in processing time since
+    its first value. Built as Beam builds it, on a stateful DoFn: a bag of the values, a
+    count, an event-time timer at the window's end and a processing-time timer."""
+
+    def __init__(self, batch_size: int, max_buffering_duration_secs=None, label=None):
+        super().__init__(label)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"GroupIntoBatches: batch_size must be at least 1, got {batch_size!r}")
+        buffering = to_micros(max_buffering_duration_secs or 0)
+        if buffering < 0:
+            raise ValueError(
+                f"GroupIntoBatches: max_buffering_duration_secs must not be negative, got "
+                f"{max_buffering_duration_secs!r}"
+            )
+        self.batch_size, self.buffering = batch_size, buffering
+
+    def expand(self, pcoll):
+        return pcoll | ParDo(_BatchingDoFn(self.batch_size, self.buffering))
+
+    class WithShardedKey(PTransform):
+        """``GroupIntoBatches`` with each key sharded per worker thread (``ShardedKey``), so
+        that a hot key batches in parallel; the outputs are keyed by the sharded keys."""
+
+        def __init__(self, batch_size: int, max_buffering_duration_secs=None, label=None):
+            super().__init__(label)
+            self.batching = GroupIntoBatches(batch_size, max_buffering_duration_secs)
+
+        def expand(self, pcoll):
+            return (
+                pcoll
+                | "ShardKeys" >> Map(lambda kv: (ShardedKey(kv[0], _shard_id()), kv[1]))
+                | "Batch" >> self.batching
+            )
+
+
+_VALUES = BagStateSpec("values")
+_COUNT = CombiningValueStateSpec("count", sum)
+_WINDOW_END = TimerSpec("window_end", TimeDomain.WATERMARK)
+_BUFFERING_END = TimerSpec("buffering_end", TimeDomain.REAL_TIME)
+
+
+class _BatchingDoFn(DoFn):
+    """GroupIntoBatches' DoFn: buffers each key's values, flushes a full batch, and the rest
+    when the window ends or the buffering time is up."""
+
+    def __init__(self, batch_size: int, buffering: int):
+        self.batch_size, self.buffering = batch_size, buffering
+
+    def process(
+        self,
+        element,
+        window=DoFn.WindowParam,
+        values=DoFn.StateParam(_VALUES),
+        count=DoFn.StateParam(_COUNT),
+        window_end=DoFn.TimerParam(_WINDOW_END),
+        buffering_end=DoFn.TimerParam(_BUFFERING_END),
+    ):
+        window_end.set(window.max_timestamp())
+        values.add(element[1])
+        count.add(1)
+        size = count.read()
+        if size == 1 and self.buffering:
+            buffering_end.set(Timestamp(micros=buffering_end.now().micros + self.buffering))
+        if size >= self.batch_size:
+            yield from _flush(element[0], values, count, buffering_end)
+
+    @on_timer(_WINDOW_END)
+    @on_timer(_BUFFERING_END)
+    def flush(
+        self,
+        key=DoFn.KeyParam,
+        values=DoFn.StateParam(_VALUES),
+        count=DoFn.StateParam(_COUNT),
+        buffering_end=DoFn.TimerParam(_BUFFERING_END),
+    ):
+        """At the window's end, or once the batch has waited its buffering time."""
+        yield from _flush(key, values, count, buffering_end)
+
+
+def _flush(key, values, count, buffering_end):
+    batch = values.read()
+    if batch:
+        values.clear()
+        count.clear()
+        buffering_end.clear()
+        yield key, batch
+
+
+_SHARD_PREFIX = uuid.uuid4().bytes
+
+
+def _shard_id() -> bytes:
+    """This worker thread's shard: the process's id and the thread's, as Beam makes it."""
+    return _SHARD_PREFIX + threading.get_ident().to_bytes(8, "big")

@@ -6,10 +6,13 @@ from __future__ import annotations
 import apache_beam as beam
 from apache_beam.testing.test_stream import TestStream
 from apache_beam.transforms import trigger as beam_trigger
+from apache_beam.transforms import userstate
 from apache_beam.transforms import window as beam_window
 from apache_beam.transforms.combiners import CountCombineFn, MeanCombineFn
+from apache_beam.transforms.timeutil import TimeDomain
 from apache_beam.utils.timestamp import Duration
 from harness import row
+from stateful_dofns import dofns
 
 NAMES = {
     **{
@@ -25,6 +28,7 @@ COMBINERS = {
     "latest": beam_window.TimestampCombiner.OUTPUT_AT_LATEST,
 }
 AGGREGATES = {"sum": sum, "count": CountCombineFn(), "mean": MeanCombineFn()}
+STATEFUL = dofns(beam, userstate, TimeDomain)
 _collected: dict = {}
 
 
@@ -117,8 +121,12 @@ def run_on_beam(scenario: dict) -> list[str]:
             allowed_lateness=Duration(seconds=scenario.get("lateness", 0)),
         )
         aggregate = scenario.get("aggregate", "list")
-        grouped = windowed | (
-            beam.GroupByKey() if aggregate == "list" else beam.CombinePerKey(AGGREGATES[aggregate])
-        )
+        if "stateful" in scenario:
+            grouping = beam.ParDo(STATEFUL[scenario["stateful"]]())
+        elif aggregate == "list":
+            grouping = beam.GroupByKey()
+        else:
+            grouping = beam.CombinePerKey(AGGREGATES[aggregate])
+        grouped = windowed | grouping
         grouped | beam.ParDo(_Collect(key))
     return sorted(_collected.pop(key, []))

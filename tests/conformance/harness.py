@@ -7,7 +7,8 @@ as an event log of ``add`` (one bundle of ``[key, value, seconds]``, or ``[key, 
 plain element, which TestStream stamps with the current watermark), ``watermark`` (seconds),
 ``clock`` (advance processing time by seconds) and ``infinity``; or as a bounded ``source``
 read record at a time under a ``watermark`` strategy. ``aggregate`` is ``list`` (GroupByKey,
-values sorted), ``sum``, ``count`` or ``mean``. A ``then`` block adds a second grouping over
+values sorted), ``sum``, ``count`` or ``mean``; ``stateful`` names a stateful DoFn of
+``stateful_dofns.py`` to run instead of a grouping. A ``then`` block adds a second grouping over
 ``(rekey, value)`` of the first one's outputs. ``rewindow_from`` windows the input by another
 window function before ``window`` applies (re-windowing). ``before`` names a step of
 ``steps.py`` applied to the input before windowing.
@@ -23,6 +24,7 @@ import json
 import math
 from pathlib import Path
 
+import stateful_dofns
 import yaml
 from runners_under_test import pipeline
 from steps import step
@@ -35,7 +37,9 @@ from panes import window as window_module
 from panes.runners.eventlog import END_STEP
 from panes.testing import TestStream, materialize
 from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
+from panes.transforms import userstate
 from panes.transforms.combiners import CountFn, MeanFn
+from panes.transforms.timeutil import TimeDomain
 from panes.trigger import AccumulationMode
 from panes.window import GlobalWindow, TimestampCombiner, TimestampedValue
 
@@ -195,7 +199,12 @@ def _read_from_file(p, source, records, label, folder: Path):
     return p | label >> read | f"{label}Records" >> beam.Map(lambda line: tuple(json.loads(line)))
 
 
+STATEFUL = stateful_dofns.dofns(beam, userstate, TimeDomain)
+
+
 def _grouping(spec):
+    if "stateful" in spec:
+        return beam.ParDo(STATEFUL[spec["stateful"]]())
     aggregate = spec.get("aggregate", "list")
     grouping = (
         beam.GroupByKey() if aggregate == "list" else beam.CombinePerKey(AGGREGATES[aggregate])

@@ -67,6 +67,8 @@ def test_every_example_takes_its_runner_from_the_command_line(example, monkeypat
     required = {
         "hourly_sessions": ["--input", "logs/*", "--output", "sessions"],
         "streaming_leaderboard": ["--input", "events", "--output", "scores/panes"],
+        "session_timeout": ["--input", "events/*", "--output", "sessions"],
+        "batched_lookups": ["--input", "orders/*", "--output", "statuses"],
     }
     argv = [f"{example}.py", "--runner=FlinkRunner", *required.get(example, [])]
     monkeypatch.setattr(sys, "argv", argv)

@@ -171,8 +171,8 @@ def test_an_older_version_is_refused_with_how_to_migrate(document):
     version_1 = {"$type": "panes.ir.model.PipelineIR", "fields": {"version": 1}}
     with pytest.raises(
         ValidationError,
-        match=r"IR version 1 was written by an older panes; this "
-        r"panes reads version 2.*Recompile the pipeline",
+        match=rf"IR version 1 was written by an older panes; this "
+        rf"panes reads version {IR_VERSION}.*Recompile the pipeline",
     ):
         from_json(json.dumps(version_1))
 

@@ -155,8 +155,8 @@ def test_replaying_key_by_key_matches_stepping_every_key(data):
     replay = drive_keys(WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock)
     counters = replay.counters
     assert (
-        replay.main,
-        replay.late,
+        replay.outputs.get(MAIN, []),
+        replay.outputs.get(LATE, []),
         replay.watermarks,
         (counters.dropped_late, counters.dropped_closed, counters.purged_unfired),
     ) == stepped(strategy, elements, watermarks, clock)
@@ -171,11 +171,11 @@ def test_a_bundle_between_lone_elements_counts_toward_the_next_firing():
     watermarks = [Watermark(END_STEP, MAX_MICROS)]
     clock = [ProcessingTime(-1, 0), ProcessingTime(END_STEP, MAX_MICROS)]
     replay = drive_keys(WindowingEngine(strategy, BufferAggregation()), elements, watermarks, clock)
-    assert [(step, wv.value) for step, _, wv in replay.main] == [
+    assert [(step, wv.value) for step, _, wv in replay.outputs[MAIN]] == [
         (3, ("a", [1, 1, 1, 1])),
         (END_STEP, ("a", [])),
     ]
-    assert replay.main == stepped(strategy, elements, watermarks, clock)[0]
+    assert replay.outputs[MAIN] == stepped(strategy, elements, watermarks, clock)[0]
 
 
 def test_a_hold_moved_by_a_lone_element_moves_the_output_watermark_at_its_step():

@@ -6,6 +6,7 @@ path — values, timestamps, windows, pane info, and the order a step's outputs 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import BATCH_WINDOW_FNS, seconds
 
 import panes as beam
 import panes.runners.direct.executors as direct_executors
@@ -22,20 +23,11 @@ from panes.window import (
     TimestampedValue,
 )
 
-WINDOW_FNS = [
-    GlobalWindows(),
-    FixedWindows(10),
-    FixedWindows(10, offset=3),
-    SlidingWindows(10, 4),
-    Sessions(5),
-]
 COMBINERS = [None, sum, CountFn(), MeanFn()]  # None: GroupByKey
 
-# Seconds on a 5 s grid as well, so that sessions (gap 5 s) often only touch, and stay apart.
-seconds = st.one_of(st.integers(0, 60), st.integers(0, 12).map(lambda n: 5 * n))
 elements = st.lists(st.tuples(st.sampled_from("abc"), st.integers(-3, 9), seconds), max_size=30)
 groupings = st.tuples(
-    st.sampled_from(WINDOW_FNS),
+    st.sampled_from(BATCH_WINDOW_FNS),
     st.sampled_from(COMBINERS),
     st.sampled_from(list(TimestampCombiner)),
     st.sampled_from([0, 5]),

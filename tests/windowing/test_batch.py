@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stepper import Stepper
-from strategies import strategy_of
+from strategies import BATCH_WINDOW_FNS, seconds, strategy_of
 
 from panes.timestamp import MAX_MICROS
 from panes.transforms.combiners import SumFn
@@ -14,13 +14,11 @@ from panes.trigger import AfterCount, Repeatedly
 from panes.window import (
     AssignContext,
     FixedWindows,
-    GlobalWindows,
     IntervalWindow,
     IntervalWindows,
     MaxTimestamps,
     ProtoSessions,
     Sessions,
-    SlidingWindows,
     TimestampCombiner,
     WindowedValue,
 )
@@ -28,16 +26,6 @@ from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import PENDING_LIMIT, BatchGrouping, KeyedOutputs, is_batch_exact
 
-WINDOW_FNS = [
-    GlobalWindows(),
-    FixedWindows(10),
-    FixedWindows(10, offset=3),
-    SlidingWindows(10, 4),
-    Sessions(5),
-]
-
-# Seconds on a 5 s grid as well, so that sessions (gap 5 s) often only touch, and stay apart.
-seconds = st.one_of(st.integers(0, 60), st.integers(0, 12).map(lambda n: 5 * n))
 elements = st.lists(st.tuples(st.sampled_from("abc"), seconds, st.integers(-3, 9)), max_size=30)
 
 
@@ -65,7 +53,7 @@ feeds = st.tuples(
 @settings(max_examples=150, deadline=None)
 @given(
     elements,
-    st.sampled_from(WINDOW_FNS),
+    st.sampled_from(BATCH_WINDOW_FNS),
     st.sampled_from(list(TimestampCombiner)),
     st.sampled_from([0, 7]),
     st.booleans(),
@@ -130,7 +118,7 @@ def test_only_the_default_trigger_takes_the_batch_path():
 
 
 @settings(max_examples=60, deadline=None)
-@given(elements, st.sampled_from(WINDOW_FNS), st.booleans(), st.integers(1, 6))
+@given(elements, st.sampled_from(BATCH_WINDOW_FNS), st.booleans(), st.integers(1, 6))
 def test_columns_come_in_chunks_of_whole_keys(records, window_fn, combine, size):
     """Each chunk ends with the first key that brings it to ``size`` panes; together the chunks
     are the panes, and each column's i-th entry is the i-th pane's."""

@@ -18,17 +18,16 @@ from panes.errors import PipelineConstructionError
 from panes.ir.codec import encode
 from panes.ir.windowing import WindowingStrategy
 from panes.metrics import MetricsContainer
-
-GROUPINGS = ("group_by_key", "combine_per_key")
+from panes.runners.keyed import is_keyed
 
 
 def structure(ir) -> dict:
     """What must not change across a restart: each node's kind, inputs and outputs, and the
-    windowing of each collection a grouping reads (user code may change: that is a fix)."""
+    windowing of each collection a keyed node reads (user code may change: that is a fix)."""
     described = {}
     for node in ir.nodes.values():
         entry = {"kind": node.kind, "inputs": list(node.inputs), "outputs": dict(node.outputs)}
-        if node.kind in GROUPINGS:
+        if is_keyed(ir, node):
             windowing = ir.pcollections[node.inputs[0]].windowing
             entry["windowing"] = _without_code(encode(windowing, WindowingStrategy))
         described[node.id] = entry

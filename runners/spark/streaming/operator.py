@@ -27,19 +27,15 @@ from panes.errors import UserCodeError
 from panes.ir import from_json
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.fusion import Chunk
+from panes.runners.key_driver import KeyDriver
+from panes.runners.keyed import KeyedNode
 from panes.runners.spark.errors import TransportedError, transported
-from panes.runners.spark.positions import grouped
-from panes.runners.spark.streaming.key_state import (
-    LATE,
-    MAIN,
-    Counters,
-    Grouping,
-    dump_state,
-    load_state,
-)
+from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.streaming.key_state import dump_state, load_state
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, load, metrics_columns
 from panes.runners.spark.streaming.tail import Tail, TailState
+from panes.windowing.engine import Counters
 
 # A bucket's state: its keys' (state, first position, wake-up), pickled, and its Spark timer;
 # the tail's: its state.
@@ -58,15 +54,16 @@ class Stage:
     tail_ids: frozenset = frozenset()
 
 
-class _Grouping:
-    """What the operator needs of one grouping node, built once per worker process."""
+class _Keyed:
+    """What the operator needs of one keyed node, built once per worker process: the node
+    (``keyed.KeyedNode``) and its clocks."""
 
     def __init__(self, ir, node, clocks):
         self.label = node.id
-        self.core = Grouping.of(ir, node)
+        self.node = KeyedNode(node, ir.pcollections[node.inputs[0]].windowing)
+        self.node.open()
         self.clocks = clocks
-        late = node.payload.get("late_output")
-        self.outputs = {MAIN: node.outputs["main"], LATE: node.outputs.get(late) if late else None}
+        self.outputs = self.node.outputs
 
 
 class Operator(StatefulProcessor):
@@ -80,7 +77,7 @@ class Operator(StatefulProcessor):
         self.state = handle.getValueState("bucket", BUCKET_STATE)
         ir = from_json(self.ir_json)
         self.groupings = {
-            label: _Grouping(ir, ir.nodes[label], clocks)
+            label: _Keyed(ir, ir.nodes[label], clocks)
             for label, clocks in self.stage.clocks.items()
         }
         self.tail = Tail(ir) if self.stage.timeline is not None else None
@@ -124,6 +121,10 @@ class Operator(StatefulProcessor):
 
     def close(self) -> None:
         self.router.close()
+        for grouping in self.groupings.values():
+            grouping.node.close()
+        if self.tail is not None:
+            self.tail.close()
 
     def _call(self, advance, *args):
         """Runs ``advance`` with user metrics scoped to this call; yields its rows."""
@@ -156,6 +157,8 @@ class Operator(StatefulProcessor):
             if wake is not None and wake <= now and key not in entries
         )
         self.cell[1] = grouping.label
+        grouping.node.start_bundle()
+        self._last_step = None
         for key_bytes in [*sorted(entries), *due]:
             kept = self._advance_key(
                 grouping,
@@ -169,6 +172,7 @@ class Operator(StatefulProcessor):
                 keys.pop(key_bytes, None)
             else:
                 keys[key_bytes] = kept
+        self._emit_finished(grouping, grouping.node.finish_bundle())
         earliest = min((wake for _, _, wake in keys.values() if wake is not None), default=None)
         if keys:
             self.state.update((pickle.dumps(keys, pickle.HIGHEST_PROTOCOL), earliest))
@@ -188,7 +192,7 @@ class Operator(StatefulProcessor):
             state, first = load_state(stored[0]), stored[1]
             key = state.key
         records.sort(key=itemgetter(0))
-        driver = grouping.core.driver(counters)
+        driver = KeyDriver(grouping.node.processor, counters)
         hold = None if state is None else driver.processor.earliest_hold(state)
         run = grouping.clocks.advance(driver, key, state, records, timer_values)
         self._emit(grouping, first, run.ordered())
@@ -226,12 +230,12 @@ class Operator(StatefulProcessor):
         self._move_timer(timer, wake)
 
     def _emit(self, grouping, first, emissions) -> None:
-        """The key's panes and late elements, ``(step, tag, WindowedValue)`` in canonical
-        order, through the transforms after the grouping."""
+        """A key's outputs, ``(step, tag, WindowedValue)`` in canonical order, through the
+        transforms after the node."""
         router = self.router
         router.start_bundle()
         last_step = None
-        for tag in (MAIN, LATE):
+        for tag, output in grouping.outputs.items():
             positions, values, index, step_of = [], [], 0, None
             for step, emitted_tag, wv in emissions:
                 if emitted_tag != tag:
@@ -240,10 +244,23 @@ class Operator(StatefulProcessor):
                 step_of = last_step = step
                 positions.append(grouped(step, first, index))
                 values.append(wv)
-            if values and grouping.outputs[tag] is not None:
-                router.push(grouping.outputs[tag], Chunk.of(positions, values))
+            if values and output is not None:
+                router.push(output, Chunk.of(positions, values))
         if last_step is not None:
             router.finish_bundle(last_step, first)
+            self._last_step = max(last_step, self._last_step or last_step)
+
+    def _emit_finished(self, grouping, finished: list) -> None:
+        """A stateful DoFn's ``finish_bundle`` outputs, after the call's last step."""
+        if not finished or self._last_step is None:
+            return
+        router = self.router
+        router.start_bundle()
+        for index, (tag, wv) in enumerate(finished):
+            if grouping.outputs.get(tag) is not None:
+                position = (self._last_step, FINISH, grouping.label, index)
+                router.push(grouping.outputs[tag], Chunk.of([position], [wv]))
+        router.finish_bundle(self._last_step, ())
 
     def _move_timer(self, timer, wake) -> None:
         """Moves the key's one Spark timer from ``timer`` to ``wake`` (None: no timer)."""

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from panes.ir.codec import lift
 from panes.runners.fusion import Chunk, ParDoStage, WindowStage
+from panes.runners.keyed import is_keyed
 from panes.runners.spark.positions import FINISH, flattened
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.window import windowed_value
-
-GROUPINGS = ("group_by_key", "combine_per_key")
 
 
 class Router:
@@ -56,7 +55,7 @@ class Router:
         return self._pushes[pcollection_id]
 
     def _consumer(self, node, pcollection_id: str):
-        if node.kind in GROUPINGS or node.kind == "write":
+        if is_keyed(self.ir, node) or node.kind == "write":
             exit = self.exit
             return lambda chunk: exit(node, chunk)
         if node.kind == "flatten":

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pickle
 import zlib
 
+from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_values
 from panes.runners.spark.serializer import dumps
 
@@ -56,7 +57,7 @@ class Outbox:
         if node.kind == "write":
             self._records(node.id, self.partition).extend(zip(chunk.positions, _boxed(chunk)))
             return
-        pairs = key_values(node.id, node.kind, chunk.values)
+        pairs = key_values(node.id, KeyedNode.kind_of(node), chunk.values)
         pickled, keyed, route = self._keys, self._keyed, node.id
         for (key, value), position, timestamp, windows, pane in zip(
             pairs, chunk.positions, chunk.timestamps, chunk.windows, chunk.panes

@@ -21,11 +21,11 @@ from collections import Counter
 from operator import itemgetter
 
 from panes.runners.fusion import Chunk
-from panes.runners.key_driver import Timeline, canonical
+from panes.runners.key_driver import KeyDriver, Timeline, canonical
+from panes.runners.keyed import KeyedNode, is_keyed
 from panes.runners.keys import key_values
-from panes.runners.spark.positions import grouped
-from panes.runners.spark.streaming.key_state import LATE, MAIN, Grouping, dump_state, load_state
-from panes.runners.spark.streaming.routing import GROUPINGS
+from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.streaming.key_state import dump_state, load_state
 from panes.runners.spark.streaming.rows import IN
 from panes.timestamp import MIN_MICROS
 from panes.windowing.output_watermark import held_back
@@ -39,7 +39,7 @@ def layers(ir) -> tuple:
     tail: list = []
     for node in ir.nodes.values():
         after = any(pc in downstream for pc in node.inputs)
-        if node.kind in GROUPINGS:
+        if is_keyed(ir, node):
             (tail if after else first).append(node.id)
             downstream |= set(node.outputs.values())
         elif after:
@@ -82,8 +82,15 @@ class Tail:
         self.first_ids, tail_ids, self.downstream = layers(ir)
         self.groupings = {}
         for label in tail_ids:
-            self.groupings[label] = (ir.nodes[label], Grouping.of(ir, ir.nodes[label]))
+            node = ir.nodes[label]
+            keyed = KeyedNode(node, ir.pcollections[node.inputs[0]].windowing)
+            keyed.open()
+            self.groupings[label] = (node, keyed)
         self._inputs: dict = {}
+
+    def close(self) -> None:
+        for _, keyed in self.groupings.values():
+            keyed.close()
 
     def deliver(self, node, chunk) -> None:
         """The tail's router exit for its own groupings: input for the step being finished."""
@@ -114,7 +121,7 @@ class Tail:
         firsts = state.firsts.setdefault(label, {})
         by_key: dict = {}
         for record, (key, value) in zip(
-            records, key_values(label, node.kind, [r[1] for r in records])
+            records, key_values(label, core.kind, [r[1] for r in records])
         ):
             by_key.setdefault(key, []).append((record[0], value, *record[2:]))
             firsts.setdefault(key, record[0])
@@ -122,24 +129,26 @@ class Tail:
         before = state.clocks.get(label, (MIN_MICROS, MIN_MICROS))
         after = (self._watermark(state, node.inputs[0], step), self.processing_time(step))
         timeline = Timeline.of_step(step, before, after)
-        driver, engine = core.driver(counters), core.engine
+        processor = core.processor
+        driver = KeyDriver(processor, counters)
         emissions, kept, holds = [], {}, []
+        core.start_bundle()
         for key in [*states, *(key for key in by_key if key not in states)]:
             run = driver.advance(key, states.get(key), by_key.get(key, []), timeline)
             emissions += [(step, firsts[key], key, tag, wv) for step, tag, wv in run.ordered()]
             if run.state is not None:
                 kept[key] = dump_state(run.state)
-                if (hold := engine.earliest_hold(run.state)) is not None:
+                if (hold := processor.earliest_hold(run.state)) is not None:
                     holds.append(hold)
+        for index, (tag, wv) in enumerate(core.finish_bundle()):
+            emissions.append((step, (step, FINISH, index), None, tag, wv))
         state.keys[label] = kept
         state.watermarks[label] = held_back(after[0], min(holds, default=None))
         state.clocks[label] = after
-        self._emit(node, step, canonical(emissions), router)
+        self._emit(core, step, canonical(emissions), router)
 
-    def _emit(self, node, step, emissions: list, router) -> None:
-        late = node.payload.get("late_output")
-        outputs = {MAIN: node.outputs["main"], LATE: node.outputs.get(late) if late else None}
-        for tag, output in outputs.items():
+    def _emit(self, core, step, emissions: list, router) -> None:
+        for tag, output in core.outputs.items():
             positions, values, index, previous = [], [], 0, None
             for _, first, _, emitted_tag, wv in emissions:
                 if emitted_tag == tag:

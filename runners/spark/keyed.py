@@ -1,0 +1,182 @@
+"""Keyed nodes on Spark, replayed exactly: a grouping on the engine path, or a stateful ParDo.
+
+Elements are shuffled by key, each partition sorts each key's elements by position, and the key
+driver advances each of that partition's keys against the input's watermark timeline and the
+processing-time clock (``panes.runners.key_driver``), as the direct runner advances all keys.
+The timeline is broadcast when the driver holds it, else built in each task from copies of its
+parts shuffled in with the keys (``panes.runners.spark.timeline``), the output watermark then
+spread too.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+
+from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
+from panes.runners.eventlog import FIRST_STEP
+from panes.runners.key_driver import drive_keys, output_timeline
+from panes.runners.keyed import KeyedNode
+from panes.runners.keys import key_values
+from panes.runners.spark.collection import Collection
+from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.serializer import worker_output
+from panes.runners.spark.shuffle import Buckets, shuffled
+from panes.runners.spark.timeline import (
+    HeldBack,
+    Timeline,
+    chunked,
+    copies,
+    is_spread,
+    layout,
+    received,
+)
+from panes.timestamp import MIN_MICROS
+from panes.windowing.engine import Counters
+
+CONTROL = "__control__"
+HOLDS = "__holds__"
+_key, _value = itemgetter(0), itemgetter(1)
+
+
+def plan_keyed(node, source, plan, resolver=None) -> dict:
+    """The node's outputs, tag -> collection, each partition's keys replayed;
+    ``resolver()`` builds the side inputs of a stateful DoFn in the task."""
+    label = node.id
+    strategy = plan.strategy(node.inputs[0])
+    tags = KeyedNode(node, strategy).tags
+    clock = plan.broadcast(plan.clock_events)
+    spread = is_spread(source.timeline)
+    if spread:
+        parts, shape = layout(source.timeline)
+        pairs = shuffled_by_key(source, node, plan, copies(parts, plan.partitions))
+
+        def timeline_of(items):
+            return received(shape, items)
+    else:
+        pairs = shuffled_by_key(source, node, plan)
+        broadcast = plan.broadcast(source.timeline)
+
+        def timeline_of(items):
+            return items, broadcast.value
+
+    def run(partition, items):
+        groups, timeline = timeline_of(items)
+        elements = by_key(groups)
+        if not elements:
+            return
+        first = {key: records[0][0] for key, records in elements.items()}
+        keyed = KeyedNode(node, strategy, resolver and resolver())
+        container = MetricsContainer()
+        token = metrics_scope(container, label)
+        try:
+            keyed.open()
+            keyed.start_bundle()
+            replay = drive_keys(keyed.processor, elements, timeline, clock.value)
+            finished = keyed.finish_bundle()
+            keyed.close()
+        finally:
+            reset_metrics_scope(token)
+        last = FIRST_STEP
+        for tag, outputs in replay.outputs.items():
+            step, index = None, 0
+            for output_step, key, wv in outputs:
+                index = index + 1 if output_step == step else 0
+                step = last = output_step
+                yield tag, grouped(step, first[key], index), wv
+        for index, (tag, wv) in enumerate(finished):
+            yield tag, (last, FINISH, partition, index), wv
+        if spread:
+            holds = [(step, (partition, rank), hold) for step, rank, hold in replay.holds]
+            yield from ((HOLDS, *part) for part in chunked((partition,), holds))
+            watermarks = []
+        else:
+            watermarks = [(e.step, e.time, e.idle) for e in replay.watermarks]
+        yield CONTROL, watermarks, (replay.counters, container)
+
+    out = worker_output(pairs.mapPartitionsWithIndex(worker_generator(run)))
+    out = plan.persist(out.setName(label))
+    controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())
+    counters = Counters()
+    for _, _, (partition_counters, container) in controls:
+        counters.add(partition_counters)
+        plan.metrics.merge(container)
+    counters.report(plan.metrics, label)
+    if spread:
+        holds = worker_output(out.filter(lambda r: r[0] == HOLDS).map(lambda r: (r[1], r[2])))
+        timeline_out: Timeline = HeldBack(source.timeline, holds)
+    else:
+        timeline_out = _partitions_timeline(source.timeline, [c[1] for c in controls])
+    return {
+        tag: _tagged(out, emitted, timeline_out, label)
+        for emitted, tag in tags.items()
+        if tag is not None
+    }
+
+
+def _tagged(out, tag, timeline, label):
+    rdd = worker_output(out.filter(lambda r: r[0] == tag).map(lambda r: (r[1], r[2])))
+    return Collection(rdd.setName(f"{label}.{tag}"), timeline, None)
+
+
+def _partitions_timeline(input_timeline: list, partition_watermarks: list) -> list:
+    """The node's output watermark: the input's, held back by each partition's output
+    watermark (its keys' holds; −∞ until it first moves)."""
+    holds = [(FIRST_STEP - 1, index, MIN_MICROS) for index in range(len(partition_watermarks))]
+    holds += [
+        (step, index, time)
+        for index, changes in enumerate(partition_watermarks)
+        for step, time, _ in changes
+    ]
+    return output_timeline(input_timeline, holds)
+
+
+def shuffled_by_key(source, node, plan, extra=None):
+    """The source's elements as ``(key, (position, value, timestamp, windows, pane))`` (plain
+    tuples, which pickle without a reducer call per element), in their key's partition, with
+    ``extra`` (``shuffled``)."""
+    label, kind, partitions = node.id, KeyedNode.kind_of(node), plan.partitions
+
+    class Keying:
+        def __init__(self, ordered, cell):
+            buckets = self.buckets = Buckets(partitions)
+            add_all = buckets.add_all
+
+            def push(chunk):
+                pairs = key_values(label, kind, chunk.values)
+                add_all(
+                    map(_key, pairs),
+                    zip(
+                        chunk.positions,
+                        map(_value, pairs),
+                        chunk.timestamps,
+                        chunk.windows,
+                        chunk.panes,
+                    ),
+                )
+
+            self.push = push
+
+        def drain(self):
+            return self.buckets.drain()
+
+        def finish(self):
+            return self.buckets.finish()
+
+    batches = source.work().run(Keying, plan.metrics_accumulator, f"{label} (keyed)")
+    return shuffled(batches, partitions, extra)
+
+
+def by_key(groups) -> dict:
+    """A partition's ``(key, records)`` as each key's ``(position, ...)`` records in position
+    order, the keys in the order of their first position."""
+    records_of: dict = {}
+    for key, records in groups:
+        known = records_of.get(key)
+        if known is None:
+            records_of[key] = records
+        else:
+            known.extend(records)
+    for records in records_of.values():
+        records.sort(key=itemgetter(0))
+    return dict(sorted(records_of.items(), key=lambda item: item[1][0][0]))
