@@ -137,15 +137,18 @@ class Timeline:
 
 
 class MicroBatch(Timeline):
-    """A live streaming micro-batch at ``step`` (its timestamp): processing time moves to the
-    batch's ``now``, then the watermark to Spark's (computed as the previous batch ended),
-    then the batch's elements are one bundle. All of it happens at ``step``."""
+    """A live streaming micro-batch at ``step`` (its timestamp): the watermark moves to Spark's,
+    which it computed as the previous batch ended, then processing time to the batch's
+    ``now``, then the batch's elements are one bundle. All of it happens at ``step``. A key
+    that no clock move of the batches before woke still has their clocks: none of their moves
+    passed its timers, and the watermark's move comes first, so each clock is where the log
+    has it whenever one of its timers fires."""
 
     def __init__(self, step: int, watermark: int, now: int):
         self.step = step
-        # Before every bundle: processing time first, then the watermark.
-        self.clock = _Clock([(-2, now)])
-        self.watermark = _Clock([(-1, watermark)])
+        # Before every bundle: the watermark first, then processing time.
+        self.watermark = _Clock([(-2, watermark)])
+        self.clock = _Clock([(-1, now)])
 
     def step_of(self, position: int) -> int:
         return self.step

@@ -13,8 +13,9 @@ clocks therefore travel through Spark's watermark in one of two ways:
 * ``BatchClocks`` — an unbounded source: the watermark is Spark's (the watermark strategy's
   value, per micro-batch, in whole milliseconds) and processing time is the micro-batch's
   timestamp (Spark keeps it in its offset log, so a replayed batch sees the same one). Each
-  micro-batch is one step (``key_driver.MicroBatch``): processing time moves, then the
-  watermark, then the batch's elements are one bundle. A key with a pending processing-time
+  micro-batch is one step (``key_driver.MicroBatch``): the watermark moves (Spark computed
+  it as the previous batch ended), then processing time, then the batch's elements are one
+  bundle. A key with a pending processing-time
   timer and no rows is woken by the next watermark advance.
 """
 
