@@ -12,7 +12,7 @@ import pickle
 
 from pyspark import cloudpickle
 
-from panes.ir.codec import lift
+from panes.compiler.lift import lift
 from panes.runners.key_driver import KeyDriver
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.engine import LATE, MAIN, Counters, WindowingEngine

@@ -16,10 +16,10 @@ import logging
 import os
 import shutil
 
+from panes.compiler.lift import lift
 from panes.errors import PipelineConstructionError, UserCodeError
 from panes.io.parquet import ParquetSink
 from panes.io.text import TextSink
-from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
 from panes.runners.runner import Captured
 from panes.runners.spark.collection import positioned

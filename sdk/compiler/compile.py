@@ -7,12 +7,18 @@ from __future__ import annotations
 from panes.errors import PipelineConstructionError
 from panes.io import kinds
 from panes.ir.codec import lower_value
-from panes.ir.model import IR_VERSION, Composite, Node, PCollectionSpec, PipelineIR, SideInput
+from panes.ir.model import (
+    IR_VERSION,
+    SIDE_INPUT_MARK,
+    Composite,
+    Node,
+    PCollectionSpec,
+    PipelineIR,
+    SideInput,
+)
 from panes.pvalue import AsSideInput
 from panes.transforms import row_fns
 from panes.windowing.strategy import windowing_to_ir
-
-SIDE_INPUT_MARK = "__side_input__"
 
 # Payload fields that hold an API object with IR data of its own, by node kind.
 LOWERED = {
