@@ -16,9 +16,6 @@ from panes.window import (
     FixedWindows,
     GlobalWindows,
     IntervalWindow,
-    IntervalWindows,
-    MaxTimestamps,
-    ProtoSessions,
     Sessions,
     SlidingWindows,
     TimestampCombiner,
@@ -27,6 +24,7 @@ from panes.window import (
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import PENDING_LIMIT, BatchGrouping, KeyedOutputs, is_batch_exact
+from panes.windowing.columns import IntervalWindows, MaxTimestamps, ProtoSessions
 
 WINDOW_FNS = [
     GlobalWindows(),
