@@ -5,7 +5,7 @@ which is all a runner needs to know of either."""
 
 from __future__ import annotations
 
-from panes.ir.codec import lift
+from panes.compiler.lift import lift
 from panes.runners.shortcuts import aggregation_of
 from panes.transforms.stateful import StatefulDoFnRunner
 from panes.windowing.engine import LATE, MAIN, WindowingEngine

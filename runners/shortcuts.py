@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from panes.compiler.lift import lift
 from panes.ir import io, rows
 from panes.ir import windowing as ir
-from panes.ir.codec import lift
 from panes.timestamp import MAX_MICROS
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import is_batch_exact

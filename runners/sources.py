@@ -9,9 +9,9 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from panes.compiler.lift import lift
 from panes.errors import UserCodeError
 from panes.io.base import SourceError
-from panes.ir.codec import lift
 from panes.ir.io import AddElements, AdvanceProcessingTime, AdvanceWatermark, WatermarkStrategy
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Bundle, ProcessingTime, Watermark
 from panes.timestamp import MAX_MICROS, MIN_MICROS, to_micros

@@ -24,11 +24,11 @@ import sys
 import time
 from pathlib import Path
 
+from panes.compiler.display import describe
+from panes.compiler.graph import to_dot
 from panes.errors import PanesError
 from panes.io.files import shard_pattern
 from panes.ir import to_json
-from panes.ir.display import describe
-from panes.ir.graph import to_dot
 from panes.ir.io import ParquetSink, TextSink
 from panes.options.pipeline_options import PipelineOptions
 from panes.pipeline import Pipeline

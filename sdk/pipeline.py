@@ -121,14 +121,14 @@ class Pipeline:
     # -- running -------------------------------------------------------------------------------
 
     def to_ir(self):
-        from panes.ir.compile import compile_pipeline
+        from panes.compiler.compile import compile_pipeline
 
         return compile_pipeline(self)
 
     def run(self):
         """Runs the pipeline to completion and returns its ``PipelineResult``."""
+        from panes.compiler.validate import validate
         from panes.io import dataframe
-        from panes.ir.validate import validate
         from panes.runners import create_runner
 
         self.options.warn_unknown_flags()

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import copyreg
 import enum
-from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-from itertools import repeat
-from operator import sub
 from typing import Any, NamedTuple
 
 from panes.ir.windowing import TimestampCombiner
@@ -34,6 +31,7 @@ from panes.timestamp import (
     Timestamp,
     to_micros,
 )
+from panes.utils.sessions import SessionSlots
 from panes.utils.timestamp import MAX_TIMESTAMP, MIN_TIMESTAMP
 
 __all__ = [
@@ -144,103 +142,6 @@ class IntervalWindow(_IntervalMicros, BoundedWindow):
 
 # An IntervalWindow from a ``(start_micros, end_micros)`` pair, built in C.
 interval_window = partial(tuple.__new__, IntervalWindow)
-
-
-class PartsColumn(Sequence):
-    """A column of entries kept as the parts they are made of (bounds, keys and counts), which
-    pickle for a fraction of what the entries cost: what runners ship between processes.
-    Built whole when first indexed, iterated from the parts; subclasses give ``_parts`` and
-    ``_iterate`` (the entries, in order)."""
-
-    __slots__ = ("_entries",)
-
-    def __init__(self):
-        self._entries: list | None = None
-
-    def _parts(self) -> tuple:
-        raise NotImplementedError
-
-    def _iterate(self) -> Iterator:
-        raise NotImplementedError
-
-    def entries(self) -> list:
-        if self._entries is None:
-            self._entries = list(self._iterate())
-        return self._entries
-
-    def __getitem__(self, index):
-        return self.entries()[index]
-
-    def __iter__(self):
-        return self._iterate() if self._entries is None else iter(self._entries)
-
-    def __reduce__(self):
-        return type(self), self._parts()
-
-
-class IntervalWindows(PartsColumn):
-    """A column of windows tuples, the i-th ``(IntervalWindow(starts[i], ends[i]),)`` (bounds
-    in micros)."""
-
-    __slots__ = ("starts", "ends")
-
-    def __init__(self, starts: list, ends: list):
-        super().__init__()
-        self.starts, self.ends = starts, ends
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    def _parts(self) -> tuple:
-        return self.starts, self.ends
-
-    def _iterate(self) -> Iterator:
-        return zip(map(interval_window, zip(self.starts, self.ends)))
-
-
-class ProtoSessions(PartsColumn):
-    """A column of windows tuples, the i-th ``(IntervalWindow(starts[i], starts[i] + gap),)``:
-    each element's own session before any merging (micros), kept as the starts and the gap."""
-
-    __slots__ = ("starts", "gap")
-
-    def __init__(self, starts: list, gap: int):
-        super().__init__()
-        self.starts, self.gap = starts, gap
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    @property
-    def ends(self) -> list:
-        gap = self.gap
-        return [start + gap for start in self.starts]
-
-    def _parts(self) -> tuple:
-        return self.starts, self.gap
-
-    def _iterate(self) -> Iterator:
-        return zip(map(interval_window, zip(self.starts, self.ends)))
-
-
-class MaxTimestamps(PartsColumn):
-    """A column of timestamps, the i-th ``ends[i] - 1``: the max timestamps of windows that end
-    at ``ends`` (micros), as panes output at the end of their windows have."""
-
-    __slots__ = ("ends",)
-
-    def __init__(self, ends: list):
-        super().__init__()
-        self.ends = ends
-
-    def __len__(self) -> int:
-        return len(self.ends)
-
-    def _parts(self) -> tuple:
-        return (self.ends,)
-
-    def _iterate(self) -> Iterator:
-        return map(sub, self.ends, repeat(1))
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -590,63 +491,3 @@ def merge_overlapping_intervals(merge_context: MergeContext) -> None:
 
 def _joined(slots: list) -> list:
     return [window for slot in slots for window in slot]
-
-
-class SessionSlots:
-    """Sessions as they merge: disjoint intervals ``[starts[i], ends[i])`` sorted by start, each
-    with its slot (what the caller keeps for it).
-
-    Sessions merge every group of overlapping windows into their span, whatever order they
-    come in: the spans are the connected parts of the windows' union. So a key can keep its
-    sessions disjoint and sorted at all times — a window that overlaps some of them joins them
-    into one — and end where merging all windows at once would. Sessions kept apart (e.g. by
-    Spark partitions) join the same way.
-    """
-
-    __slots__ = ("starts", "ends", "slots")
-
-    def __init__(self):
-        self.starts: list = []
-        self.ends: list = []
-        self.slots: list = []
-
-    def place(self, start: int, end: int, merge_slots) -> int:
-        """The index of the session ``[start, end)`` belongs to once every session it overlaps
-        has been merged into one (their slots by ``merge_slots(slots) -> slot``) and widened
-        to cover it. Overlapping none, it becomes a new session whose slot is None."""
-        starts, ends = self.starts, self.ends
-        count = len(starts)
-        # Sessions before `index` start at or before `start`: only the last of them can hold it.
-        index = count if not count or start >= starts[-1] else bisect_right(starts, start)
-        low = index - 1 if index and ends[index - 1] > start else index
-        high = index
-        while high < count and starts[high] < end:
-            high += 1
-        if low == high:
-            starts.insert(index, start)
-            ends.insert(index, end)
-            self.slots.insert(index, None)
-            return index
-        if high - low > 1:
-            slots = self.slots
-            slots[low] = merge_slots(slots[low:high])
-            ends[low] = ends[high - 1]
-            del starts[low + 1 : high], ends[low + 1 : high], slots[low + 1 : high]
-        if start < starts[low]:
-            starts[low] = start
-        if end > ends[low]:
-            ends[low] = end
-        return low
-
-    def merge_from(self, other: SessionSlots, merge_slots) -> None:
-        """Joins ``other``'s sessions and slots into these. Those that start at or after the
-        end of all of these are appended as they are (input mostly in time order)."""
-        starts, ends, slots = self.starts, self.ends, self.slots
-        for index, (start, end, slot) in enumerate(zip(other.starts, other.ends, other.slots)):
-            if not ends or start >= ends[-1]:
-                starts += other.starts[index:]
-                ends += other.ends[index:]
-                slots += other.slots[index:]
-                return
-            at = self.place(start, end, merge_slots)
-            slots[at] = slot if slots[at] is None else merge_slots([slots[at], slot])

@@ -1,10 +1,13 @@
-"""The rules docs/architecture.md states, checked: imports go one way, and every IR node kind
-is run by both runners."""
+"""The rules docs/architecture.md states, checked: every module imports only what its row of
+the layer table allows, no module imports itself through others, and every IR node kind is
+run by both runners."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -74,13 +77,58 @@ def cycles(graph: dict) -> list[list[str]]:
     return found
 
 
-def importers_of(prefixes: tuple, importing: tuple) -> list[str]:
+class Layer(NamedTuple):
+    """A row of docs/architecture.md's layer table."""
+
+    number: int
+    modules: tuple  # the modules and packages it names
+    imports: frozenset  # the numbers of the other layers it may import
+    also: tuple  # single modules of other layers it may import
+
+
+def layer_table(text: str) -> list[Layer]:
+    """The table under ``## The layers``: a row's modules and packages are the ``panes`` names
+    its third column quotes; its fourth gives layer numbers and ranges (``1–4``), and single
+    modules quoted."""
+    lines = text.split("\n## The layers\n", 1)[1].splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith("|"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        number, _, modules, imports = (cell.strip() for cell in line.strip("|").split("|"))
+        numbers = set()
+        for low, high in re.findall(r"(\d+)(?:\s*[–-]\s*(\d+))?", re.sub(r"`[^`]*`", "", imports)):
+            numbers.update(range(int(low), int(high or low) + 1))
+        rows.append(Layer(int(number), _quoted(modules), frozenset(numbers), _quoted(imports)))
+    return rows
+
+
+def _quoted(cell: str) -> tuple:
+    return tuple(re.findall(r"`(panes(?:\.\w+)*)`", cell))
+
+
+LAYERS = layer_table((ROOT / "docs" / "architecture.md").read_text())
+ROW_OF = {name: layer.number for layer in LAYERS for name in layer.modules}
+
+
+def layer_of(module: str) -> int | None:
+    """The number of the row that names ``module`` or its nearest enclosing package
+    (``X.__init__`` names only package X's own module)."""
+    parts = module.split(".")
+    candidates = [f"{module}.__init__"] if MODULES[module].name == "__init__.py" else []
+    candidates += [".".join(parts[:end]) for end in range(len(parts), 1, -1)]
+    return next((ROW_OF[name] for name in candidates if name in ROW_OF), None)
+
+
+def against_the_table(graph: dict, layer: Layer) -> list[str]:
+    """The imports of ``layer``'s modules that its row does not allow."""
     return sorted(
-        f"{name} imports {target}"
-        for name, targets in GRAPH.items()
-        if name.startswith(importing)
+        f"{name} (layer {layer.number}) imports {target} (layer {layer_of(target)})"
+        for name, targets in graph.items()
+        if layer_of(name) == layer.number
         for target in targets
-        if target.startswith(prefixes)
+        if layer_of(target) not in {layer.number, *layer.imports} and target not in layer.also
     )
 
 
@@ -92,29 +140,31 @@ def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_runners_read_the_ir_not_the_pipeline():
-    assert importers_of(("panes.pipeline", "panes.cli"), ("panes.runners",)) == []
+def test_the_layer_table_is_read_whole():
+    assert [layer.number for layer in LAYERS] == list(range(1, 9))
 
 
-def test_the_windowing_engine_knows_nothing_of_pipelines_transforms_or_runners():
-    assert (
-        importers_of(
-            (
-                "panes.pipeline",
-                "panes.pvalue",
-                "panes.transforms",
-                "panes.io",
-                "panes.runners",
-                "panes.testing",
-            ),
-            ("panes.windowing",),
-        )
-        == []
-    )
+def test_every_module_is_in_a_layer():
+    assert [name for name in sorted(MODULES) if layer_of(name) is None] == []
 
 
-def test_the_ir_knows_no_runner_and_no_pipeline():
-    assert importers_of(("panes.runners", "panes.pipeline"), ("panes.ir",)) == []
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: f"layer {layer.number}")
+def test_a_layer_imports_only_what_its_row_of_the_table_allows(layer):
+    assert against_the_table(GRAPH, layer) == []
+
+
+def test_the_layer_check_finds_an_import_the_table_does_not_allow():
+    """The API importing the engine, and the pipeline a runner's planner, are caught; the
+    engine importing the API, and the pipeline ``create_runner``, are not."""
+    graph = {
+        "panes.window": {"panes.windowing.engine"},
+        "panes.windowing.engine": {"panes.window"},
+        "panes.pipeline": {"panes.runners", "panes.runners.spark.runner"},
+    }
+    assert [problem for layer in LAYERS for problem in against_the_table(graph, layer)] == [
+        "panes.window (layer 3) imports panes.windowing.engine (layer 4)",
+        "panes.pipeline (layer 8) imports panes.runners.spark.runner (layer 7)",
+    ]
 
 
 def test_every_ir_node_kind_has_an_executor_on_the_direct_runner():

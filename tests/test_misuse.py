@@ -10,8 +10,8 @@ import threading
 import pytest
 
 import panes as beam
+from panes.compiler import validate
 from panes.errors import PipelineConstructionError, UserCodeError, ValidationError
-from panes.ir import validate
 from panes.testing import materialize
 from panes.trigger import (
     AfterCount,

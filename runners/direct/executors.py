@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from panes.compiler.lift import lift
 from panes.errors import UserCodeError
-from panes.ir.codec import lift
 from panes.ir.io import CaptureSink
 from panes.metrics import metrics_cell_scope, reset_metrics_scope
 from panes.runners.eventlog import (

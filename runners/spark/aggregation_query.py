@@ -20,10 +20,10 @@ from __future__ import annotations
 import decimal
 import functools
 
+from panes.compiler.lift import lift
 from panes.errors import RunnerError, UserCodeError
 from panes.ir import io
 from panes.ir import windowing as ir
-from panes.ir.codec import lift
 from panes.ir.rows import BuiltinCombine
 from panes.runners.spark.errors import transported
 from panes.transforms.group_by import missing_value_message

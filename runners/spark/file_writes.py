@@ -18,13 +18,13 @@ import random
 from bisect import bisect_right
 from itertools import islice
 
+from panes.compiler.lift import lift
 from panes.io.commit import write_and_publish
 from panes.io.files import shard_names
 from panes.io.filesystem import CompressionTypes
 from panes.io.parquet import ParquetSink, record_batch
 from panes.io.text import TextSink, encoded_lines
 from panes.ir import io as ir
-from panes.ir.codec import lift
 from panes.runners.fusion import CHUNK
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.hadoop import HadoopFileSystems

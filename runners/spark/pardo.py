@@ -5,7 +5,7 @@ split by tag; a stateful ParDo is a keyed node (``panes.runners.spark.keyed``)."
 
 from __future__ import annotations
 
-from panes.ir.codec import lift
+from panes.compiler.lift import lift
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP
 from panes.runners.fusion import ParDoStage, WindowStage

@@ -8,8 +8,8 @@ inputs, and writes. Jobs and RDDs are named after the transforms.
 
 from __future__ import annotations
 
+from panes.compiler.lift import lift
 from panes.errors import UserCodeError
-from panes.ir.codec import lift
 from panes.ir.io import CaptureSink
 from panes.metrics import MetricsContainer
 from panes.options.pipeline_options import PipelineOptions

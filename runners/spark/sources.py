@@ -10,9 +10,9 @@ from itertools import repeat
 
 from pyspark.errors import AnalysisException
 
+from panes.compiler.lift import lift
 from panes.errors import UserCodeError
 from panes.ir import io as ir
-from panes.ir.codec import lift
 from panes.runners.eventlog import END_STEP, FIRST_STEP, Watermark
 from panes.runners.fusion import Chunk
 from panes.runners.sources import read_source, record_step, source_stream, test_stream_stream

@@ -33,8 +33,7 @@ def _copy(obj, cls, **changed):
 
 @cache
 def kinds() -> tuple:
-    from panes.io import dataframe, parquet, text
-    from panes.testing import capture
+    from panes.io import capture, dataframe, parquet, text
 
     def schema_to_ir(sink):
         schema = None if sink.schema is None else Pickled.of(sink.schema)

@@ -18,8 +18,6 @@ from functools import cache
 
 from panes.errors import ValidationError
 from panes.ir.data import INT64_MAX, INT64_MIN, AtLeast, Below, Family, NonEmpty, Pickled, Value
-from panes.ir.io import Sink, Source
-from panes.ir.rows import RowFn
 
 
 class _Invalid(Exception):
@@ -328,26 +326,3 @@ def lower_value(obj):
     if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
         return {k: lower_value(v) for k, v in obj.items()}
     return Pickled.of(obj)
-
-
-def lift(obj):
-    """A payload as a runner executes it: pickles loaded, row functions made functions and
-    sources and sinks the API objects that read and write (in tuples, lists and dicts too);
-    other IR data stays as it is."""
-    if isinstance(obj, Pickled):
-        return obj.load()
-    if isinstance(obj, RowFn):
-        from panes.transforms import row_fns
-
-        return row_fns.from_ir(obj)
-    if isinstance(obj, (Source, Sink)):
-        from panes.io import kinds
-
-        return kinds.from_ir(obj)
-    if isinstance(obj, tuple):
-        return tuple(lift(v) for v in obj)
-    if isinstance(obj, list):
-        return [lift(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: lift(v) for k, v in obj.items()}
-    return obj

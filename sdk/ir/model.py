@@ -67,6 +67,10 @@ class SideInput:
     default: Value = None  # type: ignore[assignment]  # any data, None included
 
 
+# A par_do argument that is a side input is ``{SIDE_INPUT_MARK: its index in side_inputs}``.
+SIDE_INPUT_MARK = "__side_input__"
+
+
 @dataclass(frozen=True)
 class Node:
     """One primitive transform application; ``payload`` holds its kind's ``PAYLOADS`` fields."""

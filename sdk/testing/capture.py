@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
-from panes.io.base import Sink, Write
+from panes.io.base import Write
+from panes.io.capture import CaptureSink
 from panes.transforms.ptransform import PTransform
 
 _ids = itertools.count()
-
-
-@dataclass(frozen=True)
-class CaptureSink(Sink):
-    """Runners hand the windowed values written here back in the pipeline result."""
-
-    capture_id: str
 
 
 class Materialized:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from panes.errors import UserCodeError
-from panes.ir.compile import SIDE_INPUT_MARK
+from panes.ir.model import SIDE_INPUT_MARK
 from panes.window import GLOBAL_WINDOW, GlobalWindows
 
 

@@ -19,17 +19,11 @@ from panes.ir import triggers
 from panes.ir import windowing as ir
 from panes.ir.windowing import TimestampCombiner
 from panes.timestamp import MAX_MICROS
-from panes.window import (
-    IntervalWindows,
-    MaxTimestamps,
-    PartsColumn,
-    ProtoSessions,
-    SessionSlots,
-    window_order,
-    windowed_value,
-)
+from panes.utils.sessions import SessionSlots
+from panes.window import window_order, windowed_value
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import CombineFnAggregation
+from panes.windowing.columns import IntervalWindows, MaxTimestamps, PartsColumn, ProtoSessions
 from panes.windowing.holds import combine_output_times, output_time
 from panes.windowing.merging import merge_windows
 from panes.windowing.panes import next_pane

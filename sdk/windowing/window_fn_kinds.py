@@ -19,6 +19,7 @@ from panes.ir import windowing as ir
 from panes.ir.data import Pickled
 from panes.timestamp import Duration
 from panes.window import GLOBAL_WINDOW
+from panes.windowing.columns import ProtoSessions
 
 # Distinct windows remembered per assigner: fixed and sliding windows repeat for every element
 # of a window, so assigning them is a lookup; the bound keeps memory flat on long inputs.
@@ -82,7 +83,7 @@ def _sessions(window_fn) -> Callable:
     """Each element's proto-session ``[t, t + gap)``, as a column of starts and the gap: a
     grouping merges them from those, and a window object is made only for what reads one."""
     gap = window_fn.gap_size
-    return lambda values, timestamps, previous: api.ProtoSessions(list(timestamps), gap)
+    return lambda values, timestamps, previous: ProtoSessions(list(timestamps), gap)
 
 
 def _count_windows_implied(window_fn: ir.CountWindows) -> tuple:

@@ -12,10 +12,10 @@ from ir_round_trip import set_in, through_json
 
 import panes as beam
 from panes.errors import RunnerError, ValidationError
-from panes.io import base, dataframe, kinds, parquet, text
+from panes.io import base, capture, dataframe, kinds, parquet, text
 from panes.ir import from_json, to_json
 from panes.ir import io as ir
-from panes.testing import assert_that, capture, equal_to
+from panes.testing import assert_that, equal_to
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ import pytest
 from ir_round_trip import set_in
 
 import panes as beam
+from panes.compiler import validate
 from panes.errors import ValidationError
-from panes.ir import IR_VERSION, from_json, to_json, triggers, validate
+from panes.ir import IR_VERSION, from_json, to_json, triggers
 from panes.ir import windowing as ir
 from panes.trigger import AfterCount, AfterWatermark
 from panes.window import FixedWindows

@@ -12,9 +12,10 @@ from panes.runners.fusion import Chunk, Expanded
 from panes.runners.spark.collection import in_order
 from panes.runners.spark.serializer import DriverResultSerializer, WorkerSerializer
 from panes.transforms.combiners import CountFn
-from panes.window import GLOBAL_WINDOW, ProtoSessions, Sessions
+from panes.window import GLOBAL_WINDOW, Sessions
 from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.batch import BatchGrouping
+from panes.windowing.columns import ProtoSessions
 
 counts = st.lists(st.integers(0, 4), min_size=1, max_size=12)
 

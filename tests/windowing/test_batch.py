@@ -15,9 +15,6 @@ from panes.window import (
     AssignContext,
     FixedWindows,
     IntervalWindow,
-    IntervalWindows,
-    MaxTimestamps,
-    ProtoSessions,
     Sessions,
     TimestampCombiner,
     WindowedValue,
@@ -25,6 +22,7 @@ from panes.window import (
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.batch import PENDING_LIMIT, BatchGrouping, KeyedOutputs, is_batch_exact
+from panes.windowing.columns import IntervalWindows, MaxTimestamps, ProtoSessions
 
 elements = st.lists(st.tuples(st.sampled_from("abc"), seconds, st.integers(-3, 9)), max_size=30)
 

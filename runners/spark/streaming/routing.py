@@ -11,7 +11,7 @@ Elements travel as ``fusion.Chunk`` columns with Spark-runner positions
 
 from __future__ import annotations
 
-from panes.ir.codec import lift
+from panes.compiler.lift import lift
 from panes.runners.fusion import Chunk, ParDoStage, WindowStage
 from panes.runners.keyed import is_keyed
 from panes.runners.spark.positions import FINISH, flattened

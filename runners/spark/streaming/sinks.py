@@ -16,16 +16,16 @@ import logging
 import os
 import shutil
 
+from panes.compiler.lift import lift
 from panes.errors import PipelineConstructionError, UserCodeError
+from panes.io.capture import CaptureSink
 from panes.io.parquet import ParquetSink
 from panes.io.text import TextSink
-from panes.ir.codec import lift
 from panes.metrics import MetricsContainer
 from panes.runners.runner import Captured
 from panes.runners.spark.collection import positioned
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.streaming.rows import METRICS, TICK, load
-from panes.testing.capture import CaptureSink
 
 log = logging.getLogger("panes.streaming")
 FILE_SINKS = (TextSink, ParquetSink)

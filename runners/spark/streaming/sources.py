@@ -15,12 +15,12 @@ from __future__ import annotations
 import datetime
 import os
 
+from panes.compiler.lift import lift
 from panes.errors import PipelineConstructionError
 from panes.io.base import Read
 from panes.io.dataframe import DataFrameSource, ReadFromDataFrame
 from panes.io.parquet import ParquetSource
 from panes.io.text import TextSource
-from panes.ir.codec import lift
 from panes.runners.fusion import Chunk
 from panes.timestamp import MIN_MICROS
 from panes.transforms.source_element import source_values

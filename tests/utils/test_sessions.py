@@ -6,7 +6,8 @@ keep them)."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from panes.window import IntervalWindow, MergeContext, Sessions, SessionSlots, interval_window
+from panes.utils.sessions import SessionSlots
+from panes.window import IntervalWindow, MergeContext, Sessions, interval_window
 
 windows = st.lists(st.tuples(st.integers(0, 60), st.integers(1, 8)), max_size=40).map(
     lambda pairs: [IntervalWindow(start, start + length) for start, length in pairs]

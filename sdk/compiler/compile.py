@@ -11,6 +11,7 @@ from panes.io import kinds
 from panes.ir.codec import lower_value
 from panes.ir.model import (
     IR_VERSION,
+    SIDE_INPUT_MARK,
     STATEFUL_PAR_DO,
     Composite,
     Node,
@@ -21,8 +22,6 @@ from panes.ir.model import (
 from panes.pvalue import AsSideInput
 from panes.transforms import row_fns
 from panes.windowing.strategy import windowing_to_ir
-
-SIDE_INPUT_MARK = "__side_input__"
 
 # Payload fields that hold an API object with IR data of its own, by node kind.
 LOWERED = {
