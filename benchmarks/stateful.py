@@ -32,6 +32,7 @@ from pathlib import Path
 
 from benchmarks.datagen import events_csv
 from benchmarks.streaming import input_directory
+from panes.runners.spark.streaming.runner import ROCKSDB
 
 SYSTEMS = ["rdd", "panes-spark", "tws", "panes-streaming"]
 WARM_UP_SIZE = 20_000
@@ -97,6 +98,7 @@ def tws(spark, size: int, files: int, per_trigger: int) -> list:
         def close(self):
             pass
 
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     directory = input_directory(size, files)
     out = Path(tempfile.mkdtemp(prefix="panes-stateful-bench-"))
     try:

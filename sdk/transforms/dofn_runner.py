@@ -19,6 +19,10 @@ _PARAMS = {
     DoFn.WindowParam: lambda wv, window: window,
     DoFn.PaneInfoParam: lambda wv, window: wv.pane_info,
 }
+# Outputs that are a value as they are (the common case, told apart without isinstance), and
+# those that say more: a tag, a timestamp, a window.
+_PLAIN = frozenset({tuple, str, int, float, bytes, list, dict})
+_SPECIAL = (TaggedOutput, TimestampedValue, WindowedValue)
 # What a stateful DoFn's context gives (``context.key``, ``.tag``, ``.state(spec)``,
 # ``.timer(spec)``).
 _CONTEXT_PARAMS = {
@@ -52,6 +56,7 @@ class DoFnRunner:
         self.call = target
         self.params = _param_slots(target)
         self.context_params = _context_slots(target)
+        self._callbacks: dict = {}
         self.per_window = (
             DoFn.WindowParam in self.params.values()
             or resolve_side_inputs is not None
@@ -137,17 +142,33 @@ class DoFnRunner:
 
     def process_in(self, wv: WindowedValue, window, context) -> list:
         """The outputs of a stateful DoFn's ``process`` for one element in one ``window``, its
-        state and timers from ``context``."""
-        return self._process_in(wv, window, context)
+        state and timers from ``context``; lean when ``process`` asks for nothing else."""
+        if self.params or self.kwargs or self.resolve_side_inputs is not None:
+            return self._process_in(wv, window, context)
+        kwargs = _context_kwargs(self.context_params, context, self.label)
+        try:
+            result = self.call(wv.value, *self.args, **kwargs)
+            if result is None:
+                return []
+            main, plain, outputs = self.main_tag, _PLAIN, []
+            for item in result:
+                outputs.append(
+                    (main, wv.with_value(item))
+                    if type(item) in plain or not isinstance(item, _SPECIAL)
+                    else self._output(item, wv)
+                )
+        except UserCodeError:
+            raise
+        except Exception as error:
+            raise UserCodeError(self.label, wv.value, error) from error
+        return outputs
 
     def on_timer(self, method_name: str, wv: WindowedValue, window, context) -> list:
         """The outputs of the timer callback ``method_name``: ``wv`` stands for the timer, its
         timestamp the timer's output timestamp (also its outputs' default)."""
-        callback = getattr(self.dofn, method_name)
-        kwargs = {
-            name: _PARAMS[param](wv, window) for name, param in _param_slots(callback).items()
-        }
-        kwargs.update(_context_kwargs(_context_slots(callback), context, self.label))
+        callback, params, context_params = self._callback(method_name)
+        kwargs = {name: _PARAMS[param](wv, window) for name, param in params.items()}
+        kwargs.update(_context_kwargs(context_params, context, self.label))
         try:
             result = callback(**kwargs)
             results = () if result is None else list(result)
@@ -158,6 +179,18 @@ class DoFnRunner:
         return [self._output(item, wv) for item in results]
 
     # -- internals --
+
+    def _callback(self, method_name: str) -> tuple:
+        """A timer callback, its element parameters and its context parameters, found once."""
+        found = self._callbacks.get(method_name)
+        if found is None:
+            callback = getattr(self.dofn, method_name)
+            found = self._callbacks[method_name] = (
+                callback,
+                _param_slots(callback),
+                _context_slots(callback),
+            )
+        return found
 
     def _process_in(self, wv, window, context=None):
         args, kwargs = self.args, self.kwargs
@@ -238,6 +271,8 @@ def _context_slots(fn) -> dict:
 
 
 def _context_kwargs(slots: dict, context, label: str) -> dict:
+    """The arguments of a stateful DoFn's method from its ``context``: its state and timer
+    objects are the same for every call in one context, so they are bound once."""
     if context is None:
         raise UserCodeError(
             label,
@@ -247,12 +282,14 @@ def _context_kwargs(slots: dict, context, label: str) -> dict:
                 "stateful DoFns only, whose input is keyed"
             ),
         )
-    kwargs = {}
-    for name, default in slots.items():
-        if isinstance(default, StateParam):
-            kwargs[name] = context.state(default.spec)
-        elif isinstance(default, TimerParam):
-            kwargs[name] = context.timer(default.spec)
-        else:
-            kwargs[name] = _CONTEXT_PARAMS[default](context, default)
-    return kwargs
+    bound = context.arguments.get(id(slots))
+    if bound is None:
+        bound = context.arguments[id(slots)] = {}
+        for name, default in slots.items():
+            if isinstance(default, StateParam):
+                bound[name] = context.state(default.spec)
+            elif isinstance(default, TimerParam):
+                bound[name] = context.timer(default.spec)
+            else:
+                bound[name] = _CONTEXT_PARAMS[default](context, default)
+    return bound

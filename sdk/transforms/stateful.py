@@ -95,21 +95,34 @@ class StatefulDoFnRunner:
         """The outputs of processing ``values`` (WindowedValues of the key's values), each as
         the ``(key, value)`` element it came as, once per window."""
         outputs: list = []
+        contexts: dict = {}  # window -> its context for this bundle (None: the window expired)
+        process_in, key = self.runner.process_in, state.key
         for wv in values:
             for window in wv.windows:
-                gc_time = self._gc_time(window)
-                if gc_time < state.input_watermark:
+                if window in contexts:
+                    context = contexts[window]
+                else:
+                    context = contexts[window] = self._open(state, window)
+                if context is None:
                     counters.dropped_late += 1
                     continue
-                if gc_time < GLOBAL_WINDOW_MAX_MICROS and (window, _GC, "") not in state.timers:
-                    _set(state, window, _GC, "", EVENT_TIME, gc_time + GC_DELAY, None)
-                element = windowed_value(
-                    ((state.key, wv.value), wv.timestamp_micros, (window,), wv.pane_info)
-                )
-                context = _Context(self, state, window, wv.timestamp_micros)
-                outputs += self.runner.process_in(element, window, context)
+                timestamp = context.input_timestamp = wv.timestamp_micros
+                element = windowed_value(((key, wv.value), timestamp, (window,), wv.pane_info))
+                outputs += process_in(element, window, context)
+        for context in contexts.values():
+            if context is not None:
                 context.done()
         return outputs
+
+    def _open(self, state: StatefulKeyState, window):
+        """The context of ``window``'s elements in a bundle, its garbage collection scheduled;
+        None when the window has expired (its elements are late)."""
+        gc_time = self._gc_time(window)
+        if gc_time < state.input_watermark:
+            return None
+        if gc_time < GLOBAL_WINDOW_MAX_MICROS and (window, _GC, "") not in state.timers:
+            _set(state, window, _GC, "", EVENT_TIME, gc_time + GC_DELAY, None)
+        return _Context(self, state, window, MIN_MICROS)
 
     def advance_watermark(self, state: StatefulKeyState, time: int, counters) -> list:
         """Moves the input watermark to ``time`` (never back) and fires the event-time timers
@@ -203,6 +216,7 @@ class _Context:
         self.input_timestamp, self.tag = input_timestamp, tag
         self.key = state.key
         self.cells = state.cells.setdefault(window, {})
+        self.arguments: dict = {}  # what the DoFn runner bound for each method, kept
 
     def state(self, spec):
         return RUNTIME_STATES[spec.kind](self.cells, spec)
