@@ -135,9 +135,10 @@ def test_set_state_keeps_each_value_once_in_the_order_first_added():
     state = SetRuntimeState(cells, SetStateSpec("s"))
     for value in (3, 1, 3, 2, 1):
         state.add(value)
-    assert state.read() == [3, 1, 2]
+    assert list(state.read()) == [3, 1, 2]
+    assert 2 in state.read() and 4 not in state.read() and len(state.read()) == 3
     state.clear()
-    assert state.read() == [] and cells == {}
+    assert list(state.read()) == [] and cells == {}
 
 
 def test_ordered_list_state_reads_ranges_by_timestamp():
