@@ -30,7 +30,7 @@ from typing import Any
 
 from panes.runners.eventlog import END_STEP, Bundle, ProcessingTime, Watermark
 from panes.timestamp import MIN_MICROS
-from panes.window import window_order, windowed_value
+from panes.window import window_order
 from panes.windowing.engine import Counters
 from panes.windowing.output_watermark import OutputWatermark
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
@@ -180,7 +180,8 @@ class KeyDriver:
     the windowing engine of a grouping — and counts what it drops in ``counters``.
 
     What the driver asks of a processor: ``new_state(key, watermark, processing_time)``;
-    ``process_bundle(state, values, counters)``, ``advance_watermark(state, time, counters)``
+    ``process_records(state, records, counters)`` (a bundle of ``(position, value, timestamp,
+    windows, pane)`` records), ``advance_watermark(state, time, counters)``
     and ``advance_processing_time(state, time, counters)``, each returning ``(tag,
     WindowedValue)`` outputs, a clock's advance firing the timers it passes;
     ``absorb_run(state, records, start, last_step)``, which may take lone elements that fire
@@ -221,11 +222,10 @@ class KeyDriver:
                         self._note_hold(run, timeline.step_of(last))
                     start = stop
                     continue
-            values = [windowed_value(record[1:]) for record in records[start:end]]
             self._settle(
                 run,
                 timeline.step_of(position),
-                processor.process_bundle(state, values, self.counters),
+                processor.process_records(state, records[start:end], self.counters),
             )
             start = end
         self._fire_before(run, timeline, until)

@@ -57,6 +57,8 @@ class DoFnRunner:
         self.params = _param_slots(target)
         self.context_params = _context_slots(target)
         self._callbacks: dict = {}
+        # A stateful DoFn's process that asks for its state, timers and key only.
+        self.lean = not self.params and not self.kwargs and resolve_side_inputs is None
         self.per_window = (
             DoFn.WindowParam in self.params.values()
             or resolve_side_inputs is not None
@@ -140,27 +142,30 @@ class DoFnRunner:
     def teardown(self) -> None:
         self._guard(self.dofn.teardown, None)
 
-    def process_in(self, wv: WindowedValue, window, context) -> list:
-        """The outputs of a stateful DoFn's ``process`` for one element in one ``window``, its
-        state and timers from ``context``; lean when ``process`` asks for nothing else."""
-        if self.params or self.kwargs or self.resolve_side_inputs is not None:
+    def process_in(self, element, timestamp: int, window, pane, context) -> list:
+        """The outputs of a stateful DoFn's ``process`` for one ``element`` in one ``window``,
+        its state and timers from ``context``; lean when ``process`` asks for nothing else."""
+        if not self.lean:
+            wv = windowed_value((element, timestamp, (window,), pane))
             return self._process_in(wv, window, context)
-        kwargs = _context_kwargs(self.context_params, context, self.label)
+        bound = context.arguments.get(id(self.context_params))
+        if bound is None:
+            bound = _context_kwargs(self.context_params, context, self.label)
         try:
-            result = self.call(wv.value, *self.args, **kwargs)
+            result = self.call(element, *self.args, **bound)
             if result is None:
                 return []
-            main, plain, outputs = self.main_tag, _PLAIN, []
+            main, outputs = self.main_tag, []
             for item in result:
-                outputs.append(
-                    (main, wv.with_value(item))
-                    if type(item) in plain or not isinstance(item, _SPECIAL)
-                    else self._output(item, wv)
-                )
+                if type(item) in _PLAIN or not isinstance(item, _SPECIAL):
+                    outputs.append((main, windowed_value((item, timestamp, (window,), pane))))
+                else:
+                    wv = windowed_value((element, timestamp, (window,), pane))
+                    outputs.append(self._output(item, wv))
         except UserCodeError:
             raise
         except Exception as error:
-            raise UserCodeError(self.label, wv.value, error) from error
+            raise UserCodeError(self.label, element, error) from error
         return outputs
 
     def on_timer(self, method_name: str, wv: WindowedValue, window, context) -> list:

@@ -91,14 +91,15 @@ class StatefulDoFnRunner:
     def new_state(key, watermark: int = MIN_MICROS, processing_time: int = MIN_MICROS):
         return StatefulKeyState(key, watermark, processing_time)
 
-    def process_bundle(self, state: StatefulKeyState, values: list, counters) -> list:
-        """The outputs of processing ``values`` (WindowedValues of the key's values), each as
-        the ``(key, value)`` element it came as, once per window."""
+    def process_records(self, state: StatefulKeyState, records: list, counters) -> list:
+        """The outputs of processing a bundle of ``(position, value, timestamp, windows,
+        pane)`` records of the key's values, each as the ``(key, value)`` element it came as,
+        once per window."""
         outputs: list = []
         contexts: dict = {}  # window -> its context for this bundle (None: the window expired)
         process_in, key = self.runner.process_in, state.key
-        for wv in values:
-            for window in wv.windows:
+        for _, value, timestamp, windows, pane in records:
+            for window in windows:
                 if window in contexts:
                     context = contexts[window]
                 else:
@@ -106,9 +107,8 @@ class StatefulDoFnRunner:
                 if context is None:
                     counters.dropped_late += 1
                     continue
-                timestamp = context.input_timestamp = wv.timestamp_micros
-                element = windowed_value(((key, wv.value), timestamp, (window,), wv.pane_info))
-                outputs += process_in(element, window, context)
+                context.input_timestamp = timestamp
+                outputs += process_in((key, value), timestamp, window, pane, context)
         for context in contexts.values():
             if context is not None:
                 context.done()

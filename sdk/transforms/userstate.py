@@ -250,33 +250,13 @@ class BagRuntimeState(RuntimeState):
 
 
 class SetRuntimeState(RuntimeState):
-    def read(self) -> _ReadSet:
-        return _ReadSet(self._cells.get(self._name, {}))
+    def read(self):
+        """The values, in the order first added: a live view, as a dict's keys are (add
+        nothing while iterating over it)."""
+        return self._cells.get(self._name, _NOTHING).keys()
 
     def add(self, value) -> None:
         self._cells.setdefault(self._name, {})[value] = None
-
-
-class _ReadSet:
-    """A set cell as read: membership at a dict's cost, iteration over the values as they
-    were when iteration began, in the order first added."""
-
-    __slots__ = ("_values",)
-
-    def __init__(self, values: dict):
-        self._values = values
-
-    def __contains__(self, value) -> bool:
-        return value in self._values
-
-    def __iter__(self):
-        return iter(list(self._values))
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __repr__(self) -> str:
-        return f"{{{', '.join(map(repr, self._values))}}}"
 
 
 class CombiningValueRuntimeState(RuntimeState):
@@ -327,6 +307,8 @@ class OrderedListRuntimeState(RuntimeState):
 def _time(entry) -> int:
     return entry[0]
 
+
+_NOTHING: dict = {}
 
 RUNTIME_STATES = {
     ReadModifyWriteStateSpec.kind: ReadModifyWriteRuntimeState,

@@ -173,6 +173,10 @@ class WindowingEngine:
 
     # -- finer operations, for runners that replay many steps at once ------------------------------
 
+    def process_records(self, state: KeyState, records: list, counters: Counters) -> list:
+        """``process_bundle`` of ``(position, value, timestamp, windows, pane)`` records."""
+        return self.process_bundle(state, [windowed_value(r[1:]) for r in records], counters)
+
     def process_bundle(self, state: KeyState, values: list, counters: Counters) -> list:
         """One bundle of the key's ``WindowedValue``s; returns ``(tag, WindowedValue)``s."""
         call = _Call(state, self.output_watermark(state), counters)
