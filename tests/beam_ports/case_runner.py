@@ -1,8 +1,9 @@
 """Runs a Beam port case on one SDK (panes, or Apache Beam itself for the recording) and
 returns what it produced, in a form that compares across SDKs and runners.
 
-A case (cases.yaml) names a file among the stored Beam originals (beam/, a mirror of
-``apache_beam/``) and how Beam runs it:
+A case (cases.yaml) names a file of the installed ``apache_beam`` package (read as
+``tests/beam_files.py`` checks it: the recorded Beam version, each file's sha256) and how Beam
+runs it:
 
 * ``pipeline``: an example program; its entry point gets ``args`` (``{input}`` and
   ``{output}`` filled in) plus ``--runner``; its output is the lines it wrote.
@@ -38,7 +39,10 @@ import yaml
 from rewrite import port_source
 
 HERE = Path(__file__).resolve().parent
-ORIGINALS = HERE / "beam"
+sys.path.insert(0, str(HERE.parent))  # tests/, for beam_files when run as a script
+
+from beam_files import beam_file, manifest, package_root  # noqa: E402
+
 EXPECTED = HERE / "expected"
 REPOSITORY = HERE.parents[1]
 _packages = itertools.count()
@@ -51,13 +55,14 @@ _SEEN: list = []
 class Case:
     name: str
     kind: str  # "pipeline", "test" or "snippet"
-    module: str  # path under beam/, e.g. examples/wordcount.py
+    module: str  # path under apache_beam/, e.g. examples/wordcount.py
     entry: str | None = None
     args: tuple = ()
-    input: str | None = None  # a file of the repository, e.g. examples/data/king_lear.txt
+    input: str | None = None  # a file of the repository, e.g. examples/data/lighthouse.txt
     input_lines: int | None = None  # only the first lines of it
     compare: tuple | None = None  # what to compare; by default what the kind produces
     tests: tuple | None = None  # the test methods to run (default: all)
+    files: tuple = ()  # Beam's files the module reads, e.g. testing/data/trigger_transcripts.yaml
     differs: dict | None = None  # {rule, and what panes gives instead of Beam's recording}
     pending: str | None = None  # why it still differs from Beam's recording
 
@@ -119,19 +124,52 @@ def load_cases() -> list[Case]:
 
 
 def port_tree(target: Path, sdk: str) -> str:
-    """Writes every stored original, ported to ``sdk``, into a fresh package under
-    ``target``; returns the package's name."""
+    """Writes every Beam file the cases use (the manifest's), Python modules ported to
+    ``sdk`` and other files as they are, into a fresh package under ``target``; returns the
+    package's name."""
     package = f"beam_port_{sdk}_{next(_packages)}"
-    for original in ORIGINALS.rglob("*.py"):
-        ported = target / package / original.relative_to(ORIGINALS)
+    for path in manifest():
+        original = beam_file(path).read_text(encoding="utf-8")
+        ported = target / package / path
         ported.parent.mkdir(parents=True, exist_ok=True)
-        ported.write_text(
-            port_source(original.read_text(encoding="utf-8"), sdk, package), encoding="utf-8"
-        )
+        text = port_source(original, sdk, package) if path.endswith(".py") else original
+        ported.write_text(text, encoding="utf-8")
     for directory in [target / package, *(target / package).rglob("*")]:
         if directory.is_dir():
             (directory / "__init__.py").touch()
     return package
+
+
+def files_used(cases) -> set[str]:
+    """The Beam files ``cases`` use: their modules, the files they read, and the example
+    modules they import, transitively (paths under ``apache_beam/``)."""
+    root = package_root()
+    pending = [path for case in cases for path in (case.module, *case.files)]
+    used: set[str] = set()
+    while pending:
+        path = pending.pop()
+        if path in used:
+            continue
+        used.add(path)
+        if path.endswith(".py"):
+            pending += _example_imports((root / path).read_text(encoding="utf-8"), root)
+    return used
+
+
+def _example_imports(source: str, root: Path) -> list[str]:
+    """The files of the ``apache_beam.examples`` modules ``source`` imports."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("apache_beam."):
+            names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    paths = (name.removeprefix("apache_beam.").replace(".", "/") for name in names)
+    return [
+        f"{path}.py"
+        for path in paths
+        if path.startswith("examples/") and (root / f"{path}.py").exists()
+    ]
 
 
 def canonical(value):
