@@ -3,7 +3,12 @@ driver through the JVM gateway, in Beam's ``FileSystems`` interface (what ``pane
 and ``panes.io.commit`` use). Whatever the cluster is configured for works: ``file://``,
 ``hdfs://``, ``s3a://``, ``abfs://``, ``gs://`` or a scheme of its own
 (``spark.hadoop.fs.<scheme>.impl``). Only names, sizes and markers pass through here; the
-data is read and written by the executors."""
+data is read and written by the executors.
+
+Hadoop's local file system keeps a hidden ``.<name>.crc`` checksum beside every file it
+writes. Files are renamed into place and markers written without one (through the file
+system beneath the checksums), so an output is its shards and its marker only; the checksums
+Spark's writers left stay in the temporary directory, removed with it."""
 
 from __future__ import annotations
 
@@ -31,6 +36,16 @@ class HadoopFileSystems:
     def _resolve(self, path: str) -> tuple:
         jpath = self._jvm.org.apache.hadoop.fs.Path(path)
         return jpath.getFileSystem(self._conf), jpath
+
+    def _without_checksums(self, filesystem):
+        """``filesystem``, or the one beneath it if it keeps checksum files and takes the same
+        paths (not under a scheme of its own, which only the checksummed one translates)."""
+        checksummed = self._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
+        if not checksummed.isInstance(filesystem):
+            return filesystem
+        raw = filesystem.getRawFileSystem()
+        same_paths = raw.getUri().getScheme() == filesystem.getUri().getScheme()
+        return raw if same_paths else filesystem
 
     def qualified(self, path: str) -> str:
         """``path`` with the scheme and authority of the default file system, relative to
@@ -89,7 +104,7 @@ class HadoopFileSystems:
             filesystem, jsource = self._resolve(source)
             _, jdestination = self._resolve(destination)
             filesystem.mkdirs(jdestination.getParent())
-            if not filesystem.rename(jsource, jdestination):
+            if not self._without_checksums(filesystem).rename(jsource, jdestination):
                 failures[(source, destination)] = OSError(f"could not rename {source}")
         if failures:
             raise BeamIOError("Rename operation failed", failures)
@@ -97,7 +112,7 @@ class HadoopFileSystems:
     def create(self, path: str) -> _Output:
         """A small file written from the driver (a marker, an empty shard)."""
         filesystem, jpath = self._resolve(path)
-        return _Output(filesystem.create(jpath, True))
+        return _Output(self._without_checksums(filesystem).create(jpath, True))
 
     def list_prefix(self, path: str) -> list:
         filesystem, jpath = self._resolve(path)
