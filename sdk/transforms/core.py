@@ -496,7 +496,9 @@ class CombineGlobally(PTransform):
         return f"CombineGlobally({self.combine.fn_label})"
 
     def as_singleton_view(self):
-        """Applied, gives ``AsSingleton`` of the result: a side input for other transforms."""
+        """Applied, gives ``AsSingleton`` of the result: a side input for other transforms,
+        whose value in a window without input is the combiner's empty result (in any
+        windowing, as Beam's) unless ``.without_defaults()``."""
         transform = _copy(self)
         transform.as_view = True
         return transform
@@ -509,25 +511,36 @@ class CombineGlobally(PTransform):
     def expand(self, pcoll):
         from panes.pvalue import AsSingleton
 
-        combined = self._combined(pcoll)
-        return AsSingleton(combined) if self.as_view else combined
+        pcoll = require_pcollection(self, pcoll, _label_of(self))
+        if not self.as_view:
+            return self._with_defaults(pcoll) if self.has_defaults else self._combined(pcoll)
+        if not self.has_defaults:
+            return AsSingleton(self._combined(pcoll))
+        return AsSingleton(self._combined(pcoll), default_value=self._empty_result())
 
     def _combined(self, pcoll):
-        pcoll = require_pcollection(self, pcoll, _label_of(self))
-        if self.has_defaults and not _in_global_window(pcoll.windowing.window_fn):
-            raise PipelineConstructionError(
-                f"{_label_of(self)}: Default values are not yet supported in CombineGlobally() "
-                f"if the output PCollection is not windowed by GlobalWindows. Instead, use "
-                f"CombineGlobally().without_defaults() to output an empty PCollection if the "
-                f"input PCollection is empty."
-            )
-        combined = (
+        return (
             pcoll
             | "KeyWithNone" >> Map(lambda value: (None, value))
             | "CombinePerKey" >> self.combine
             | "UnKey" >> Map(lambda kv: kv[1])
         )
-        if not self.has_defaults or not pcoll.windowing.is_default():
+
+    def _empty_result(self):
+        args, kwargs = self.combine.side_arguments or ((), {})
+        return self.combine.fn.apply([], *args, **kwargs)
+
+    def _with_defaults(self, pcoll):
+        if not _in_global_window(pcoll.windowing.window_fn):
+            raise PipelineConstructionError(
+                f"{_label_of(self)}: Default values are not yet supported in CombineGlobally() "
+                f"if the output PCollection is not windowed by GlobalWindows. Instead, use "
+                f"CombineGlobally().without_defaults() to output an empty PCollection if the "
+                f"input PCollection is empty, or CombineGlobally().as_singleton_view() to get "
+                f"the default output of the CombineFn if the input PCollection is empty."
+            )
+        combined = self._combined(pcoll)
+        if not pcoll.windowing.is_default():
             return combined
         fn = self.combine.fn
         args, kwargs = self.combine.side_arguments or ((), {})
