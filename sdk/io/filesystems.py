@@ -153,10 +153,12 @@ class FileSystems:
     @staticmethod
     def match(patterns: list, limits: list | None = None) -> list:
         """A ``MatchResult`` per pattern, its files sorted by path (a pattern without wildcards
-        matches the one file it names, or nothing)."""
+        matches the one file it names, or nothing; one ending with ``/`` is a folder's files,
+        as in Beam)."""
         limits = limits or [None] * len(patterns)
         results, failures = [], {}
         for pattern, limit in zip(patterns, limits):
+            pattern = pattern + "*" if pattern.endswith("/") else pattern
             try:
                 results.append(MatchResult(pattern, _match(pattern)[:limit]))
             except OSError as error:
@@ -296,16 +298,12 @@ def _spelled(arrow_path: str, own_prefix: str, arrow_prefix: str) -> str:
 
 
 def _match(pattern: str) -> list:
-    filesystem, arrow_pattern, own_prefix, arrow_prefix = _resolve(pattern)
-
-    def metadata(info) -> FileMetadata:
-        return FileMetadata(
-            _spelled(info.path, own_prefix, arrow_prefix), info.size, info.mtime.timestamp()
-        )
-
+    """The files ``pattern`` matches, named in the pattern's own spelling as Beam's file
+    systems name them (a relative pattern gives relative paths, a URI URIs)."""
+    filesystem, arrow_pattern, _, _ = _resolve(pattern)
     if not has_glob(arrow_pattern):
         info = filesystem.get_file_info(arrow_pattern)
-        return [metadata(info)] if _kind(info) == "File" else []
+        return [_metadata(info, pattern)] if _kind(info) == "File" else []
     components = arrow_pattern.split("/")
     fixed = next(i for i, part in enumerate(components) if has_glob(part))
     base = "/".join(components[:fixed]) or "/"
@@ -316,4 +314,14 @@ def _match(pattern: str) -> list:
         return []
     regex = glob_regex(arrow_pattern)
     files = [info for info in listed if _kind(info) == "File" and regex.match(info.path)]
-    return [metadata(info) for info in sorted(files, key=lambda info: info.path)]
+    # The folder before the first wildcard, as the pattern spells it and as listed.
+    spelled_base = pattern[: pattern.rfind("/", 0, _GLOB.search(pattern).start()) + 1]
+    listed_base = base.rstrip("/") + "/"
+    return [
+        _metadata(info, spelled_base + info.path[len(listed_base) :])
+        for info in sorted(files, key=lambda info: info.path)
+    ]
+
+
+def _metadata(info, path: str) -> FileMetadata:
+    return FileMetadata(path, info.size, info.mtime.timestamp())

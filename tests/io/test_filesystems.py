@@ -46,8 +46,26 @@ def test_file_uris_and_relative_paths_name_the_same_files(tree, monkeypatch):
     [uri] = FileSystems.match([f"file://{tree}/*.csv"])
     [relative] = FileSystems.match(["*.csv"])
     assert [m.path for m in uri.metadata_list] == [f"file://{tree}/c.csv"]
-    assert [m.path for m in relative.metadata_list] == [f"{tree}/c.csv"]
+    assert [m.path for m in relative.metadata_list] == ["c.csv"]
     assert relative.metadata_list[0].size_in_bytes == 5
+
+
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("sub/*.txt", ["sub/d.txt"]),
+        ("./sub/**", ["./sub/d.txt", "./sub/deep/e.txt"]),
+        ("sub/../*.csv", ["sub/../c.csv"]),
+        ("sub/../c.csv", ["sub/../c.csv"]),
+        ("~/c.csv", ["~/c.csv"]),
+        ("sub/", ["sub/d.txt"]),
+    ],
+)
+def test_matches_keep_the_patterns_spelling_as_beams_do(tree, monkeypatch, pattern, expected):
+    monkeypatch.chdir(tree)
+    monkeypatch.setenv("HOME", str(tree))
+    [result] = FileSystems.match([pattern])
+    assert [m.path for m in result.metadata_list] == expected
     assert FileSystems.absolute("x/y") == f"{tree}/x/y"
     assert FileSystems.absolute("s3a://bucket/x") == "s3a://bucket/x"
     assert FileSystems.get_scheme("gs://b/o") == "gs" and FileSystems.get_scheme("/l") is None
