@@ -19,6 +19,29 @@ from panes.io.filesystems import glob_regex
 
 # Hadoop glob characters, escaped when a path names a file literally.
 _GLOB_CHARACTERS = "\\*?[]{}"
+# The connector each object store's Hadoop file system comes in, which pyspark does not ship.
+_CONNECTORS = {
+    "gs": "Google's GCS connector (com.google.cloud.bigdataoss:gcs-connector)",
+    "s3a": "Hadoop's S3A connector (org.apache.hadoop:hadoop-aws, of the cluster's Hadoop)",
+    "abfs": "Hadoop's Azure connector (org.apache.hadoop:hadoop-azure)",
+    "abfss": "Hadoop's Azure connector (org.apache.hadoop:hadoop-azure)",
+    "wasb": "Hadoop's Azure connector (org.apache.hadoop:hadoop-azure)",
+}
+
+
+def _missing_file_system(path: str, java_error: str) -> str | None:
+    """What to do when Hadoop has no file system for ``path``'s scheme; None for another
+    error."""
+    if "ClassNotFoundException" not in java_error and "No FileSystem for scheme" not in java_error:
+        return None
+    scheme = path.split("://", 1)[0] if "://" in path else "file"
+    connector = _CONNECTORS.get(scheme, f"a Hadoop file system for {scheme}://")
+    return (
+        f"{path}: Spark has no Hadoop file system for {scheme}:// "
+        f"({java_error.splitlines()[0]}). Put {connector} on the cluster's classpath, e.g. "
+        f"with --spark_conf spark.jars.packages=..., and its settings and credentials in "
+        f"spark.hadoop.fs.{scheme}.*"
+    )
 
 
 def literal(path: str) -> str:
@@ -34,8 +57,16 @@ class HadoopFileSystems:
         self._conf = sc._jsc.hadoopConfiguration()
 
     def _resolve(self, path: str) -> tuple:
+        from py4j.protocol import Py4JJavaError
+
         jpath = self._jvm.org.apache.hadoop.fs.Path(path)
-        return jpath.getFileSystem(self._conf), jpath
+        try:
+            return jpath.getFileSystem(self._conf), jpath
+        except Py4JJavaError as error:
+            missing = _missing_file_system(path, error.java_exception.toString())
+            if missing is None:
+                raise
+            raise OSError(missing) from None
 
     def _without_checksums(self, filesystem):
         """``filesystem``, or the one beneath it if it keeps checksum files and takes the same

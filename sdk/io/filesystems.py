@@ -17,6 +17,7 @@ import functools
 import os
 import posixpath
 import re
+import socket
 
 from panes.io import localfs
 from panes.io.filesystem import BeamIOError, CompressionTypes, FileMetadata, MatchResult
@@ -71,7 +72,30 @@ def _arrow_filesystem(scheme: str, authority: str):
         raise BeamIOError(
             f"{scheme}:// paths need pyarrow's file systems: pip install 'panes[parquet]'"
         ) from None
+    if scheme in ("gs", "gcs") and not _google_credentials_found():
+        raise OSError(
+            f"{scheme}://{authority}: no Google Cloud credentials were found (pyarrow's GCS "
+            f"client would retry for 15 minutes before failing). Install the Google Cloud CLI "
+            f"and run `gcloud auth application-default login`, or set "
+            f"GOOGLE_APPLICATION_CREDENTIALS to a service account key file; on Google Cloud "
+            f"machines the metadata server provides them"
+        )
     return pafs.FileSystem.from_uri(f"{_SCHEME_ALIASES.get(scheme, scheme)}://{authority}/")[0]
+
+
+def _google_credentials_found() -> bool:
+    """Whether Google's application default credentials can be found, looked for where
+    Google's clients look: a key file, gcloud's login, a metadata server."""
+    if os.environ.get("GOOGLE_APPLICATION_CREDENTIALS") or os.environ.get("GCE_METADATA_HOST"):
+        return True
+    gcloud = os.environ.get("CLOUDSDK_CONFIG") or os.path.expanduser("~/.config/gcloud")
+    if os.path.exists(os.path.join(gcloud, "application_default_credentials.json")):
+        return True
+    try:
+        socket.getaddrinfo("metadata.google.internal", 80)
+    except OSError:
+        return False
+    return True
 
 
 def _selector(filesystem, base: str, recursive: bool = False):
@@ -159,6 +183,7 @@ class FileSystems:
         results, failures = [], {}
         for pattern, limit in zip(patterns, limits):
             pattern = pattern + "*" if pattern.endswith("/") else pattern
+            _resolve(pattern)  # a file system that cannot be used fails alone, saying why
             try:
                 results.append(MatchResult(pattern, _match(pattern)[:limit]))
             except OSError as error:

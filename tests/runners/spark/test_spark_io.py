@@ -104,6 +104,26 @@ def test_an_undecodable_line_read_by_spark_names_its_file_and_split(
     ), str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "label, connector",
+    [("ReadLogs", "com.google.cloud.bigdataoss:gcs-connector"), ("WriteLogs", "hadoop-aws")],
+)
+def test_an_object_store_without_its_connector_names_the_transform_and_the_connector(
+    spark, label, connector
+):
+    p = beam.Pipeline(runner="spark")
+    if label == "ReadLogs":
+        p | label >> beam.io.ReadFromText("gs://bucket/logs/*.txt")
+    else:
+        p | beam.Create(["a"]) | label >> beam.io.WriteToText("s3a://bucket/logs/out")
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    message = str(caught.value)
+    assert message.startswith(f"OSError in transform '{label}'")
+    assert connector in message and "spark.jars.packages" in message
+    assert "\tat " not in message
+
+
 def test_without_a_shard_count_a_shard_per_partition(spark, tmp_path):
     p = beam.Pipeline(runner="spark", options={"spark_partitions": 3})
     p | beam.Create(range(30)) | beam.io.WriteToText(str(tmp_path / "n"))
