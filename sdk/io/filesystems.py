@@ -326,7 +326,8 @@ def _match(pattern: str) -> list:
     """The files ``pattern`` matches, named in the pattern's own spelling as Beam's file
     systems name them (a relative pattern gives relative paths, a URI URIs)."""
     filesystem, arrow_pattern, _, _ = _resolve(pattern)
-    if not has_glob(arrow_pattern):
+    wildcard = _GLOB.search(pattern)
+    if wildcard is None:
         info = filesystem.get_file_info(arrow_pattern)
         return [_metadata(info, pattern)] if _kind(info) == "File" else []
     components = arrow_pattern.split("/")
@@ -340,7 +341,7 @@ def _match(pattern: str) -> list:
     regex = glob_regex(arrow_pattern)
     files = [info for info in listed if _kind(info) == "File" and regex.match(info.path)]
     # The folder before the first wildcard, as the pattern spells it and as listed.
-    spelled_base = pattern[: pattern.rfind("/", 0, _GLOB.search(pattern).start()) + 1]
+    spelled_base = pattern[: pattern.rfind("/", 0, wildcard.start()) + 1]
     listed_base = base.rstrip("/") + "/"
     return [
         _metadata(info, spelled_base + info.path[len(listed_base) :])
