@@ -435,9 +435,11 @@ class CombinePerKey(_Grouping):
             self.fn = _BoundCombineFn(self.fn, args, kwargs)
 
     def expand(self, pcoll):
-        if self.side_arguments is None:
+        """The combine primitive; with side inputs, or for a combiner whose result depends
+        on the elements' order, a grouping whose values the combiner takes at once."""
+        if self.side_arguments is None and not self.fn.needs_input_order:
             return super().expand(pcoll)
-        fn, (args, kwargs) = self.fn, self.side_arguments
+        fn, (args, kwargs) = self.fn, self.side_arguments or ((), {})
         return (
             pcoll
             | "GroupByKey" >> GroupByKey()
