@@ -12,6 +12,7 @@ Spark's writers left stay in the temporary directory, removed with it."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 
 from panes.io.filesystem import BeamIOError, FileMetadata, MatchResult
@@ -79,9 +80,13 @@ class HadoopFileSystems:
         return raw if same_paths else filesystem
 
     def qualified(self, path: str) -> str:
-        """``path`` with the scheme and authority of the default file system, relative to
-        the driver's working directory (as Spark resolves it), so executors find it."""
+        """``path`` with the scheme and authority of the default file system, so executors
+        find it. A relative local path is the driver's, from its working directory now (as on
+        the direct runner; the JVM's stays where the session started); on another default
+        file system, from that file system's working directory."""
         filesystem, jpath = self._resolve(path)
+        if not jpath.isAbsolute() and filesystem.getUri().getScheme() == "file":
+            filesystem, jpath = self._resolve(os.path.abspath(path))
         return jpath.makeQualified(filesystem.getUri(), filesystem.getWorkingDirectory()).toString()
 
     def match(self, patterns: list, limits: list | None = None) -> list:

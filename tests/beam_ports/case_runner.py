@@ -27,6 +27,7 @@ import importlib
 import io
 import itertools
 import json
+import os
 import re
 import shlex
 import shutil
@@ -58,8 +59,7 @@ class Case:
     module: str  # path under apache_beam/, e.g. examples/wordcount.py
     entry: str | None = None
     args: tuple = ()
-    input: str | None = None  # a file of the repository, e.g. examples/data/lighthouse.txt
-    input_lines: int | None = None  # only the first lines of it
+    input: str | None = None  # a file or folder of the repository, e.g. examples/data/...
     compare: tuple | None = None  # what to compare; by default what the kind produces
     tests: tuple | None = None  # the test methods to run (default: all)
     files: tuple = ()  # Beam's files the module reads, e.g. testing/data/trigger_transcripts.yaml
@@ -296,10 +296,13 @@ def _patched(patches):
 
 
 def _run_pipeline(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
+    """Runs the program in ``workdir``, as a user runs it in their own folder: relative
+    paths, as ``{input}`` is, are the driver's there."""
     output = workdir / "out" / "result"
-    arguments = {"output": str(output), "input": _input_file(case, workdir)}
+    arguments = {"output": str(output), "input": _input(case, workdir)}
     argv = [arg.format(**arguments) for arg in case.args] + [f"--runner={sdk.runner}"]
-    getattr(module, case.entry)(argv)
+    with _working_directory(workdir):
+        getattr(module, case.entry)(argv)
     lines = [
         line
         for path in sorted(output.parent.glob(output.name + "*"))
@@ -308,18 +311,28 @@ def _run_pipeline(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
     return {"outputs": sorted(lines)}
 
 
-def _input_file(case: Case, workdir: Path) -> str | None:
+@contextlib.contextmanager
+def _working_directory(path: Path):
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _input(case: Case, workdir: Path) -> str | None:
+    """The case's input copied into ``workdir/input``, named relative to ``workdir``."""
     if case.input is None:
         return None
     source = REPOSITORY / case.input
     target = workdir / "input" / source.name
     target.parent.mkdir(exist_ok=True)
-    if case.input_lines is None:
-        shutil.copy(source, target)
+    if source.is_dir():
+        shutil.copytree(source, target)
     else:
-        lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
-        target.write_text("".join(lines[: case.input_lines]), encoding="utf-8")
-    return str(target)
+        shutil.copy(source, target)
+    return str(target.relative_to(workdir))
 
 
 def _run_tests(case: Case, sdk: Sdk, module, workdir: Path) -> dict:

@@ -124,6 +124,17 @@ def test_an_object_store_without_its_connector_names_the_transform_and_the_conne
     assert "\tat " not in message
 
 
+def test_a_relative_path_is_the_drivers_from_where_it_is_now(spark, tmp_path, monkeypatch):
+    """As on the direct runner, though the session's JVM started in another folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("one\ntwo\n")
+    p = beam.Pipeline(runner="spark")
+    p | beam.io.ReadFromText("in/*.txt") | beam.io.WriteToText("out/lines", num_shards=1)
+    p.run()
+    assert (tmp_path / "out" / "lines-00000-of-00001").read_text() == "one\ntwo\n"
+
+
 def test_without_a_shard_count_a_shard_per_partition(spark, tmp_path):
     p = beam.Pipeline(runner="spark", options={"spark_partitions": 3})
     p | beam.Create(range(30)) | beam.io.WriteToText(str(tmp_path / "n"))
