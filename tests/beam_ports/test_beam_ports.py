@@ -6,15 +6,10 @@ from beam_files import manifest
 from case_runner import Sdk, expected_of, files_used, load_cases, run_case
 
 
-def _param(case):
-    marks = (
-        [pytest.mark.xfail(strict=True, reason=f"pending: {case.pending}")] if case.pending else []
-    )
-    return pytest.param(case, id=case.name, marks=marks)
-
-
-@pytest.mark.parametrize("case", [_param(case) for case in load_cases()])
+@pytest.mark.parametrize("case", load_cases(), ids=lambda case: case.name)
 def test_the_port_gives_beams_output(case, runner, tmp_path, request):
+    if pending := case.pending_on(runner):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"pending: {pending}"))
     ship = None
     if runner == "spark":  # Spark's workers import the ported modules, as --py-files
         ship = request.getfixturevalue("spark").sparkContext.addPyFile
