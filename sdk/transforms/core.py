@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from panes.errors import PipelineConstructionError
 from panes.evictor import Evictor
 from panes.ir.data import Pickled
+from panes.ir.windowing import EARLIEST_TRANSFORMED
 from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection
 from panes.timestamp import Duration
 from panes.transforms.combinefn import CombineFn
-from panes.transforms.dofn import CallableWrapperDoFn, DoFn
+from panes.transforms.dofn import CallableWrapperDoFn, DoFn, _Param
 from panes.transforms.ptransform import (
     PrimitiveTransform,
     PTransform,
@@ -210,18 +211,38 @@ def Filter(fn, *args, **kwargs):  # noqa: N802
 
 def MapTuple(fn, *args, **kwargs):  # noqa: N802
     """``Map`` with the element's tuple unpacked into arguments."""
-    return _as_callable(
-        _callable_pardo("MapTuple", fn, "map", args, kwargs, lambda e, *a, **k: fn(*e, *a, **k))
-    )
+    return _as_callable(_callable_pardo("MapTuple", fn, "map", args, kwargs, _unpacking(fn)))
 
 
 def FlatMapTuple(fn, *args, **kwargs):  # noqa: N802
     """``FlatMap`` with the element's tuple unpacked into arguments."""
     return _as_callable(
-        _callable_pardo(
-            "FlatMapTuple", fn, "flat_map", args, kwargs, lambda e, *a, **k: fn(*e, *a, **k)
-        )
+        _callable_pardo("FlatMapTuple", fn, "flat_map", args, kwargs, _unpacking(fn))
     )
+
+
+def _unpacking(fn):
+    """``fn`` called with an element's tuple as its first arguments; the parameters it asks
+    the runner for (``DoFn.WindowParam``, ...) stay in the signature the runner reads."""
+    import inspect
+
+    def unpacked(element, *args, **kwargs):
+        return fn(*element, *args, **kwargs)
+
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        parameters = []
+    asked = [p for p in parameters if isinstance(p.default, _Param)]
+    kind = inspect.Parameter
+    unpacked.__signature__ = inspect.Signature(
+        [
+            kind("element", kind.POSITIONAL_ONLY),
+            kind("args", kind.VAR_POSITIONAL),
+            *(p.replace(kind=kind.KEYWORD_ONLY) for p in asked),
+        ]
+    )
+    return unpacked
 
 
 def _as_callable(pardo):
@@ -234,19 +255,25 @@ def _as_callable(pardo):
 
 @dataclass(frozen=True)
 class Windowing:
-    """How a PCollection is windowed (Beam's ``Windowing``): window function, trigger,
-    accumulation mode, allowed lateness, timestamp combiner and (Flink) evictor. It lowers to
-    the IR's ``WindowingStrategy`` when the pipeline is compiled."""
+    """How a PCollection is windowed (Beam's ``Windowing``, its arguments in Beam's order):
+    window function, trigger, accumulation mode, timestamp combiner, allowed lateness and
+    (Flink) evictor. It lowers to the IR's ``WindowingStrategy`` when the pipeline is
+    compiled."""
 
     window_fn: WindowFn = field(default_factory=GlobalWindows)
     trigger: Trigger = field(default_factory=DefaultTrigger)
     accumulation_mode: AccumulationMode = AccumulationMode.DISCARDING
-    allowed_lateness: Duration = Duration(0)
     timestamp_combiner: TimestampCombiner = TimestampCombiner.OUTPUT_AT_EOW
+    allowed_lateness: Duration = Duration(0)
     evictor: Evictor | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "allowed_lateness", Duration.of(self.allowed_lateness))
+        if self.timestamp_combiner is EARLIEST_TRANSFORMED:
+            raise ValueError(
+                f"{EARLIEST_TRANSFORMED} (Beam Python's deprecated output time from "
+                f"WindowFn.get_transformed_output_time) is not supported; use OUTPUT_AT_EARLIEST"
+            )
 
     def is_default(self) -> bool:
         return self == Windowing()
