@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import fnmatch
 import importlib
 import io
 import itertools
@@ -66,7 +67,7 @@ class Case:
     args: tuple = ()
     input: str | None = None  # a file or folder of the repository, e.g. examples/data/...
     compare: tuple | None = None  # what to compare; by default what the kind produces
-    tests: tuple | None = None  # the test methods to run (default: all)
+    tests: tuple | None = None  # the test methods to run, by name or pattern (default: all)
     files: tuple = ()  # Beam's files the module reads, e.g. testing/data/trigger_transcripts.yaml
     cloud: tuple = ()  # stand-ins: ReadFromPubSub, WriteToBigQuery
     wall_clock: tuple = ()  # fields of BigQuery rows that hold the time of the run
@@ -389,7 +390,8 @@ def _run_tests(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
     suite = unittest.TestSuite(
         test
         for test in _tests(unittest.defaultTestLoader.loadTestsFromModule(module))
-        if case.tests is None or _test_name(test) in case.tests
+        if case.tests is None
+        or any(fnmatch.fnmatchcase(_test_name(test), pattern) for pattern in case.tests)
     )
     outcomes = {_test_name(test): "passed" for test in suite}
     result = unittest.TestResult()
