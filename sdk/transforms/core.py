@@ -94,20 +94,26 @@ class ParDo(PrimitiveTransform):
         self.kwargs = kwargs
         self.output_tags: tuple = ()
         self.main_tag = "main"
+        self.main_unpacked = True  # unpacking the outputs gives the main one first
 
     def default_label(self) -> str:
         return f"ParDo({self.fn.default_label()})"
 
-    def with_outputs(self, *tags, main="main"):
+    def with_outputs(self, *tags, main=None):
+        """Declares tagged outputs; the result unpacks, as Beam's, into the main output when
+        ``main`` names it, then the tagged ones (``small, large = ...with_outputs('large',
+        main='small')``; ``odd, even = ...with_outputs('odd', 'even')``)."""
+        main_tag = "main" if main is None else main
         for tag in tags:
-            if not isinstance(tag, str) or tag == main:
+            if not isinstance(tag, str) or tag == main_tag:
                 raise PipelineConstructionError(
                     f"{self.default_label()}.with_outputs: tags must be distinct strings other "
-                    f"than the main tag {main!r}, got {tag!r}"
+                    f"than the main tag {main_tag!r}, got {tag!r}"
                 )
         transform = _copy(self)
         transform.output_tags = tuple(tags)
-        transform.main_tag = main
+        transform.main_tag = main_tag
+        transform.main_unpacked = main is not None
         return transform
 
     def side_inputs(self) -> list:
@@ -149,7 +155,7 @@ class ParDo(PrimitiveTransform):
         outputs = {self.main_tag: main}
         for tag in self.output_tags:
             outputs[tag] = pipeline.new_output(tag, pcoll.windowing)
-        return DoOutputsTuple(outputs, self.main_tag)
+        return DoOutputsTuple(outputs, self.main_tag, self.main_unpacked)
 
     def ir_payload(self):
         """The node's payload; the compiler lowers ``fn``, and ``args`` and ``kwargs`` once it

@@ -135,6 +135,21 @@ def test_tagged_outputs(runner):
     assert (sorted(tens), sorted(odd), sorted(even)) == ([10, 20, 30], [1, 3], [2])
 
 
+def test_tagged_outputs_unpack_as_beams_do(runner):
+    """The main output comes first when ``main`` names it, and is left out when not."""
+
+    def build(p):
+        numbers = p | beam.Create([1, 2, 3])
+        odd, even = numbers | "Tags" >> beam.ParDo(SplitByParity()).with_outputs("odd", "even")
+        tens, odd_too, _ = numbers | "All" >> beam.ParDo(SplitByParity()).with_outputs(
+            "odd", "even", main="tens"
+        )
+        return [materialize(pc, name) for pc, name in [(odd, "O"), (even, "E"), (tens, "T")]]
+
+    _, (odd, even, tens) = run(runner, build)
+    assert (sorted(odd), sorted(even), sorted(tens)) == ([1, 3], [2], [10, 20, 30])
+
+
 class Describe(beam.DoFn):
     def process(
         self,
