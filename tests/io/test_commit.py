@@ -112,24 +112,26 @@ def start_write(runner, prefix, ready=None) -> subprocess.Popen:
     )
 
 
-def kill_mid_write(runner, prefix, ready) -> None:
-    process = start_write(runner, prefix, ready)
+def wait_until_writing(process: subprocess.Popen, ready: Path) -> None:
     deadline = time.monotonic() + 300
     while not ready.exists():
         assert process.poll() is None, process.stdout.read()[-3000:]
         assert time.monotonic() < deadline, "the write never started"
         time.sleep(0.2)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
 
 
 def test_after_runs_killed_mid_write_a_rerun_leaves_only_the_output_and_its_marker(
     tmp_path, runner
 ):
     out = tmp_path / "out"
-    for attempt in range(2):
-        kill_mid_write(runner, out / "result", tmp_path / f"writing-{attempt}")
-    assert [name for name in visible(out) if name.startswith(".panes-temp-result-")]
+    ready = [tmp_path / f"writing-{attempt}" for attempt in range(2)]
+    killed = [start_write(runner, out / "result", flag) for flag in ready]
+    for process, flag in zip(killed, ready):
+        wait_until_writing(process, flag)
+    for process in killed:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+    assert len([name for name in visible(out) if name.startswith(".panes-temp-result-")]) == 2
     done = start_write(runner, out / "result")
     assert done.wait(timeout=300) == 0, done.stdout.read()[-3000:]
     assert visible(out) == ["result-00000-of-00002", "result-00001-of-00002", "result.SUCCESS"]
