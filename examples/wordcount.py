@@ -14,7 +14,7 @@ import panes as beam
 from panes.metrics import Metrics
 from panes.options.pipeline_options import PipelineOptions
 
-INPUT = str(Path(__file__).parent / "data" / "king_lear.txt")
+INPUT = str(Path(__file__).parent / "data" / "lighthouse.txt")
 OUTPUT = "out/wordcount/counts"
 
 

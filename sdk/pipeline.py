@@ -51,6 +51,7 @@ class Pipeline:
                 f"options must be a PipelineOptions or a dict, got {type(options).__name__}"
             )
         self.options = options
+        self._options = options  # Beam's name, which Beam's own tests use (trigger_test)
         if runner is None:
             runner = options.view_as(StandardOptions).runner or StandardOptions.DEFAULT_RUNNER
         self.runner = runner

@@ -88,11 +88,15 @@ class TaggedOutput:
 
 class DoOutputsTuple:
     """The outputs of a multi-output transform, by attribute or index: ``res.main``,
-    ``res['odd']``."""
+    ``res['odd']``; unpacked, they give the main output (unless ``main_unpacked`` is false, as
+    for a ParDo whose ``with_outputs`` did not name it) and then the others."""
 
-    def __init__(self, outputs: dict[str, PCollection], main_tag: str = "main"):
+    def __init__(
+        self, outputs: dict[str, PCollection], main_tag: str = "main", main_unpacked: bool = True
+    ):
         self._outputs = outputs
         self._main_tag = main_tag
+        self._unpacked = [pc for tag, pc in outputs.items() if main_unpacked or tag != main_tag]
 
     def __getattr__(self, tag: str) -> PCollection:
         if tag.startswith("_"):
@@ -112,10 +116,10 @@ class DoOutputsTuple:
             ) from None
 
     def __iter__(self):
-        return iter(self._outputs.values())
+        return iter(self._unpacked)
 
     def __len__(self):
-        return len(self._outputs)
+        return len(self._unpacked)
 
 
 class AsSideInput:

@@ -24,6 +24,7 @@ The family of a trigger tree is the family of its root.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -34,6 +35,7 @@ from panes.timestamp import Duration
 
 __all__ = [
     "AccumulationMode",
+    "DataLossReason",
     "Trigger",
     "DefaultTrigger",
     "AfterWatermark",
@@ -61,8 +63,54 @@ __all__ = [
 ]
 
 
+class DataLossReason(enum.Flag):
+    """Beam's reasons a trigger may lose data (``Trigger.may_lose_data``)."""
+
+    NO_POTENTIAL_LOSS = 0
+    MAY_FINISH = enum.auto()  # it may finish, and its window then drops what comes after
+    CONDITION_NOT_GUARANTEED = enum.auto()  # deprecated in Beam; no trigger here says it
+
+
 class Trigger:
-    """Base of all triggers; subclasses are frozen dataclasses holding configuration only."""
+    """Base of all triggers; subclasses are frozen dataclasses holding configuration only.
+
+    Beam's questions about a trigger are answered from that configuration: its continuation,
+    whether it may lose data, its portable form."""
+
+    def get_continuation_trigger(self) -> Trigger:
+        """The trigger a grouping's output carries downstream (Beam's): it fires as soon as
+        the first grouping's panes arrive (``AfterCount(n)`` continues as ``AfterCount(1)``).
+        A trigger with no condition of its own, and every Flink-style one, continues as it
+        is."""
+        return self
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        """Whether the trigger may finish while its window still takes data, which is then
+        dropped (Beam's; ``windowing`` is the ``Windowing`` it belongs to). Repeating and
+        Flink-style triggers never finish."""
+        return DataLossReason.NO_POTENTIAL_LOSS
+
+    def to_runner_api(self, context):
+        """The trigger in the pipeline's portable form, panes' IR, as ``context`` (a
+        ``panes.runners.pipeline_context.PipelineContext``) lowers it (Beam's)."""
+        return context.trigger_to_ir(self)
+
+    @staticmethod
+    def from_runner_api(proto, context) -> Trigger:
+        """The trigger whose portable form ``proto`` is (Beam's)."""
+        return context.trigger_from_ir(proto)
+
+
+def _continued(trigger: Trigger | None) -> Trigger | None:
+    return None if trigger is None else trigger.get_continuation_trigger()
+
+
+def _loss(may_finish: bool) -> DataLossReason:
+    return DataLossReason.MAY_FINISH if may_finish else DataLossReason.NO_POTENTIAL_LOSS
+
+
+def _may_finish(trigger: Trigger, windowing) -> bool:
+    return DataLossReason.MAY_FINISH in trigger.may_lose_data(windowing)
 
 
 def _duration(obj, name: str) -> None:
@@ -118,6 +166,13 @@ class AfterWatermark(Trigger):
     early: Trigger | None = None
     late: Trigger | None = None
 
+    def get_continuation_trigger(self) -> AfterWatermark:
+        return AfterWatermark(_continued(self.early), _continued(self.late))
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        # Without lateness the window ends with the watermark; a late trigger repeats.
+        return _loss(windowing.allowed_lateness != 0 and self.late is None)
+
 
 @dataclass(frozen=True)
 class AfterCount(Trigger):
@@ -127,6 +182,12 @@ class AfterCount(Trigger):
 
     def __post_init__(self):
         _positive_count(self, "count")
+
+    def get_continuation_trigger(self) -> AfterCount:
+        return AfterCount(1)
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        return DataLossReason.MAY_FINISH
 
 
 @dataclass(frozen=True)
@@ -138,12 +199,23 @@ class AfterProcessingTime(Trigger):
     def __post_init__(self):
         _delay(self)
 
+    def get_continuation_trigger(self) -> AfterProcessingTime:
+        """As soon as processing time passes the upstream panes' arrival (Beam's
+        ``_AfterSynchronizedProcessingTime``)."""
+        return AfterProcessingTime(Duration(0))
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        return DataLossReason.MAY_FINISH
+
 
 @dataclass(frozen=True)
 class Repeatedly(Trigger):
     """Fires every time ``underlying`` fires, restarting it; never finishes."""
 
     underlying: Trigger
+
+    def get_continuation_trigger(self) -> Repeatedly:
+        return Repeatedly(self.underlying.get_continuation_trigger())
 
 
 def Always() -> Repeatedly:  # noqa: N802 - Beam's name
@@ -165,6 +237,12 @@ class AfterAll(Trigger):
     def __post_init__(self):
         _triggers(self, at_least=1)
 
+    def get_continuation_trigger(self) -> AfterAll:
+        return AfterAll(*(t.get_continuation_trigger() for t in self.triggers))
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        return _loss(all(_may_finish(t, windowing) for t in self.triggers))
+
 
 @dataclass(frozen=True, init=False)
 class AfterAny(Trigger):
@@ -178,6 +256,12 @@ class AfterAny(Trigger):
 
     def __post_init__(self):
         _triggers(self, at_least=1)
+
+    def get_continuation_trigger(self) -> AfterAny:
+        return AfterAny(*(t.get_continuation_trigger() for t in self.triggers))
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        return _loss(any(_may_finish(t, windowing) for t in self.triggers))
 
 
 @dataclass(frozen=True, init=False)
@@ -193,6 +277,13 @@ class AfterEach(Trigger):
     def __post_init__(self):
         _triggers(self, at_least=1)
 
+    def get_continuation_trigger(self) -> Repeatedly:
+        """Beam's: fires as soon as any of the sequence's would."""
+        return Repeatedly(AfterAny(*(t.get_continuation_trigger() for t in self.triggers)))
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        return _loss(all(_may_finish(t, windowing) for t in self.triggers))
+
 
 @dataclass(frozen=True)
 class OrFinally(Trigger):
@@ -200,6 +291,14 @@ class OrFinally(Trigger):
 
     trigger: Trigger
     finally_: Trigger
+
+    def get_continuation_trigger(self) -> OrFinally:
+        return OrFinally(
+            self.trigger.get_continuation_trigger(), self.finally_.get_continuation_trigger()
+        )
+
+    def may_lose_data(self, windowing) -> DataLossReason:
+        return _loss(_may_finish(self.trigger, windowing) or _may_finish(self.finally_, windowing))
 
 
 # -- Flink ----------------------------------------------------------------------------------

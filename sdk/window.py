@@ -363,6 +363,11 @@ class WindowFn:
         return None
 
 
+# Beam's nested names for the contexts: WindowFn.AssignContext(timestamp, element), ...
+WindowFn.AssignContext = AssignContext  # type: ignore[attr-defined]
+WindowFn.MergeContext = MergeContext  # type: ignore[attr-defined]
+
+
 class NonMergingWindowFn(WindowFn):
     """Base for custom window functions that never merge."""
 

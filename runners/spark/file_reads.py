@@ -37,7 +37,7 @@ def matched(plan, label: str, pattern: str) -> list:
     fs = HadoopFileSystems(plan.sc)
     try:
         return match_files(fs, fs.qualified(pattern))
-    except FileNotFoundError as error:
+    except OSError as error:  # no such file, or no file system for its scheme
         raise UserCodeError(label, None, error) from None
 
 

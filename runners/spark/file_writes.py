@@ -19,6 +19,7 @@ from bisect import bisect_right
 from itertools import islice
 
 from panes.compiler.lift import lift
+from panes.errors import UserCodeError
 from panes.io.commit import write_and_publish
 from panes.io.files import shard_names
 from panes.io.filesystem import CompressionTypes
@@ -43,7 +44,10 @@ def plan_file_write(node, collection, plan) -> None:
     fs = HadoopFileSystems(plan.sc)
     form_of, sink = _FORMS[type(node.payload["sink"])], lift(node.payload["sink"])
     label = node.id
-    prefix = fs.qualified(sink.file_path_prefix)
+    try:
+        prefix = fs.qualified(sink.file_path_prefix)
+    except OSError as error:  # no file system for its scheme
+        raise UserCodeError(label, None, error) from None
     form = form_of(sink, label, plan, collection)
 
     def write(temporary):
@@ -93,8 +97,6 @@ class _ParquetForm:
         try:
             self.spark_schema = from_arrow_schema(self.schema)
         except TypeError as error:
-            from panes.errors import UserCodeError
-
             raise UserCodeError(
                 label,
                 None,

@@ -3,10 +3,16 @@ driver through the JVM gateway, in Beam's ``FileSystems`` interface (what ``pane
 and ``panes.io.commit`` use). Whatever the cluster is configured for works: ``file://``,
 ``hdfs://``, ``s3a://``, ``abfs://``, ``gs://`` or a scheme of its own
 (``spark.hadoop.fs.<scheme>.impl``). Only names, sizes and markers pass through here; the
-data is read and written by the executors."""
+data is read and written by the executors.
+
+Hadoop's local file system keeps a hidden ``.<name>.crc`` checksum beside every file it
+writes. Files are renamed into place and markers written without one (through the file
+system beneath the checksums), so an output is its shards and its marker only; the checksums
+Spark's writers left stay in the temporary directory, removed with it."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 
 from panes.io.filesystem import BeamIOError, FileMetadata, MatchResult
@@ -14,6 +20,29 @@ from panes.io.filesystems import glob_regex
 
 # Hadoop glob characters, escaped when a path names a file literally.
 _GLOB_CHARACTERS = "\\*?[]{}"
+# The connector each object store's Hadoop file system comes in, which pyspark does not ship.
+_CONNECTORS = {
+    "gs": "Google's GCS connector (com.google.cloud.bigdataoss:gcs-connector)",
+    "s3a": "Hadoop's S3A connector (org.apache.hadoop:hadoop-aws, of the cluster's Hadoop)",
+    "abfs": "Hadoop's Azure connector (org.apache.hadoop:hadoop-azure)",
+    "abfss": "Hadoop's Azure connector (org.apache.hadoop:hadoop-azure)",
+    "wasb": "Hadoop's Azure connector (org.apache.hadoop:hadoop-azure)",
+}
+
+
+def _missing_file_system(path: str, java_error: str) -> str | None:
+    """What to do when Hadoop has no file system for ``path``'s scheme; None for another
+    error."""
+    if "ClassNotFoundException" not in java_error and "No FileSystem for scheme" not in java_error:
+        return None
+    scheme = path.split("://", 1)[0] if "://" in path else "file"
+    connector = _CONNECTORS.get(scheme, f"a Hadoop file system for {scheme}://")
+    return (
+        f"{path}: Spark has no Hadoop file system for {scheme}:// "
+        f"({java_error.splitlines()[0]}). Put {connector} on the cluster's classpath, e.g. "
+        f"with --spark_conf spark.jars.packages=..., and its settings and credentials in "
+        f"spark.hadoop.fs.{scheme}.*"
+    )
 
 
 def literal(path: str) -> str:
@@ -29,13 +58,35 @@ class HadoopFileSystems:
         self._conf = sc._jsc.hadoopConfiguration()
 
     def _resolve(self, path: str) -> tuple:
+        from py4j.protocol import Py4JJavaError
+
         jpath = self._jvm.org.apache.hadoop.fs.Path(path)
-        return jpath.getFileSystem(self._conf), jpath
+        try:
+            return jpath.getFileSystem(self._conf), jpath
+        except Py4JJavaError as error:
+            missing = _missing_file_system(path, error.java_exception.toString())
+            if missing is None:
+                raise
+            raise OSError(missing) from None
+
+    def _without_checksums(self, filesystem):
+        """``filesystem``, or the one beneath it if it keeps checksum files and takes the same
+        paths (not under a scheme of its own, which only the checksummed one translates)."""
+        checksummed = self._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
+        if not checksummed.isInstance(filesystem):
+            return filesystem
+        raw = filesystem.getRawFileSystem()
+        same_paths = raw.getUri().getScheme() == filesystem.getUri().getScheme()
+        return raw if same_paths else filesystem
 
     def qualified(self, path: str) -> str:
-        """``path`` with the scheme and authority of the default file system, relative to
-        the driver's working directory (as Spark resolves it), so executors find it."""
+        """``path`` with the scheme and authority of the default file system, so executors
+        find it. A relative local path is the driver's, from its working directory now (as on
+        the direct runner; the JVM's stays where the session started); on another default
+        file system, from that file system's working directory."""
         filesystem, jpath = self._resolve(path)
+        if not jpath.isAbsolute() and filesystem.getUri().getScheme() == "file":
+            filesystem, jpath = self._resolve(os.path.abspath(path))
         return jpath.makeQualified(filesystem.getUri(), filesystem.getWorkingDirectory()).toString()
 
     def match(self, patterns: list, limits: list | None = None) -> list:
@@ -89,7 +140,7 @@ class HadoopFileSystems:
             filesystem, jsource = self._resolve(source)
             _, jdestination = self._resolve(destination)
             filesystem.mkdirs(jdestination.getParent())
-            if not filesystem.rename(jsource, jdestination):
+            if not self._without_checksums(filesystem).rename(jsource, jdestination):
                 failures[(source, destination)] = OSError(f"could not rename {source}")
         if failures:
             raise BeamIOError("Rename operation failed", failures)
@@ -97,7 +148,7 @@ class HadoopFileSystems:
     def create(self, path: str) -> _Output:
         """A small file written from the driver (a marker, an empty shard)."""
         filesystem, jpath = self._resolve(path)
-        return _Output(filesystem.create(jpath, True))
+        return _Output(self._without_checksums(filesystem).create(jpath, True))
 
     def list_prefix(self, path: str) -> list:
         filesystem, jpath = self._resolve(path)

@@ -15,6 +15,7 @@ MIN_JAVA = 17
 # Embedded Spark on every core, retrying a failed task up to 4 times, as a cluster does.
 DEFAULT_MASTER = "local[*, 4]"
 QUIET_LOGGING = Path(__file__).with_name("log4j2.properties")
+QUIET_DAEMON = "panes.runners.spark.daemon"
 _INSTALL_HINT = (
     "install a JDK 17 or newer (e.g. `sudo apt-get install openjdk-17-jre-headless`, or "
     "https://adoptium.net) and put it on PATH or point JAVA_HOME at it"
@@ -70,8 +71,9 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
     Without ``master``, Spark runs embedded on every core and retries a failed task as a
     cluster does (``local[*, 4]``) — unless ``spark-submit`` started this driver, whose
     ``--master`` holds. Without ``log_level``, Spark logs errors only and no start-up banner
-    (``panes/runners/spark/log4j2.properties``); a level (``WARN``, ``INFO``, ...) keeps
-    Spark's own logging at that level."""
+    (``panes/runners/spark/log4j2.properties``), and its Python daemon no trace of a task it
+    killed (``panes.runners.spark.daemon``); a level (``WARN``, ``INFO``, ...) keeps Spark's
+    own logging at that level."""
     from pyspark.sql import SparkSession
 
     version = java_version()
@@ -87,6 +89,7 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
         conf["spark.driver.extraJavaOptions"] = " ".join(
             filter(None, [conf.get("spark.driver.extraJavaOptions"), option])
         )
+        conf.setdefault("spark.python.daemon.module", QUIET_DAEMON)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if master and master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

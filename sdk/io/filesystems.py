@@ -17,6 +17,7 @@ import functools
 import os
 import posixpath
 import re
+import socket
 
 from panes.io import localfs
 from panes.io.filesystem import BeamIOError, CompressionTypes, FileMetadata, MatchResult
@@ -71,7 +72,30 @@ def _arrow_filesystem(scheme: str, authority: str):
         raise BeamIOError(
             f"{scheme}:// paths need pyarrow's file systems: pip install 'panes[parquet]'"
         ) from None
+    if scheme in ("gs", "gcs") and not _google_credentials_found():
+        raise OSError(
+            f"{scheme}://{authority}: no Google Cloud credentials were found (pyarrow's GCS "
+            f"client would retry for 15 minutes before failing). Install the Google Cloud CLI "
+            f"and run `gcloud auth application-default login`, or set "
+            f"GOOGLE_APPLICATION_CREDENTIALS to a service account key file; on Google Cloud "
+            f"machines the metadata server provides them"
+        )
     return pafs.FileSystem.from_uri(f"{_SCHEME_ALIASES.get(scheme, scheme)}://{authority}/")[0]
+
+
+def _google_credentials_found() -> bool:
+    """Whether Google's application default credentials can be found, looked for where
+    Google's clients look: a key file, gcloud's login, a metadata server."""
+    if os.environ.get("GOOGLE_APPLICATION_CREDENTIALS") or os.environ.get("GCE_METADATA_HOST"):
+        return True
+    gcloud = os.environ.get("CLOUDSDK_CONFIG") or os.path.expanduser("~/.config/gcloud")
+    if os.path.exists(os.path.join(gcloud, "application_default_credentials.json")):
+        return True
+    try:
+        socket.getaddrinfo("metadata.google.internal", 80)
+    except OSError:
+        return False
+    return True
 
 
 def _selector(filesystem, base: str, recursive: bool = False):
@@ -153,10 +177,13 @@ class FileSystems:
     @staticmethod
     def match(patterns: list, limits: list | None = None) -> list:
         """A ``MatchResult`` per pattern, its files sorted by path (a pattern without wildcards
-        matches the one file it names, or nothing)."""
+        matches the one file it names, or nothing; one ending with ``/`` is a folder's files,
+        as in Beam)."""
         limits = limits or [None] * len(patterns)
         results, failures = [], {}
         for pattern, limit in zip(patterns, limits):
+            pattern = pattern + "*" if pattern.endswith("/") else pattern
+            _resolve(pattern)  # a file system that cannot be used fails alone, saying why
             try:
                 results.append(MatchResult(pattern, _match(pattern)[:limit]))
             except OSError as error:
@@ -296,16 +323,13 @@ def _spelled(arrow_path: str, own_prefix: str, arrow_prefix: str) -> str:
 
 
 def _match(pattern: str) -> list:
-    filesystem, arrow_pattern, own_prefix, arrow_prefix = _resolve(pattern)
-
-    def metadata(info) -> FileMetadata:
-        return FileMetadata(
-            _spelled(info.path, own_prefix, arrow_prefix), info.size, info.mtime.timestamp()
-        )
-
-    if not has_glob(arrow_pattern):
+    """The files ``pattern`` matches, named in the pattern's own spelling as Beam's file
+    systems name them (a relative pattern gives relative paths, a URI URIs)."""
+    filesystem, arrow_pattern, _, _ = _resolve(pattern)
+    wildcard = _GLOB.search(pattern)
+    if wildcard is None:
         info = filesystem.get_file_info(arrow_pattern)
-        return [metadata(info)] if _kind(info) == "File" else []
+        return [_metadata(info, pattern)] if _kind(info) == "File" else []
     components = arrow_pattern.split("/")
     fixed = next(i for i, part in enumerate(components) if has_glob(part))
     base = "/".join(components[:fixed]) or "/"
@@ -316,4 +340,14 @@ def _match(pattern: str) -> list:
         return []
     regex = glob_regex(arrow_pattern)
     files = [info for info in listed if _kind(info) == "File" and regex.match(info.path)]
-    return [metadata(info) for info in sorted(files, key=lambda info: info.path)]
+    # The folder before the first wildcard, as the pattern spells it and as listed.
+    spelled_base = pattern[: pattern.rfind("/", 0, wildcard.start()) + 1]
+    listed_base = base.rstrip("/") + "/"
+    return [
+        _metadata(info, spelled_base + info.path[len(listed_base) :])
+        for info in sorted(files, key=lambda info: info.path)
+    ]
+
+
+def _metadata(info, path: str) -> FileMetadata:
+    return FileMetadata(path, info.size, info.mtime.timestamp())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 import types
 import typing
 from functools import cache
@@ -318,7 +319,10 @@ def read_fields(data, hints: dict, name: str, where: str, path: tuple = ()) -> d
 
 def lower_value(obj):
     """A user value made fit for a ``Value`` field: JSON values, tuples and string-keyed dicts
-    of them stay as they are, anything else (functions, user objects) is pickled."""
+    of them stay as they are, anything else (functions, user objects, a NaN or an infinity,
+    which JSON has not) is pickled."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return Pickled.of(obj)
     if obj is None or isinstance(obj, (bool, int, float, str, Pickled)):
         return obj
     if isinstance(obj, tuple):

@@ -32,6 +32,12 @@ class TimestampCombiner(enum.Enum):
     OUTPUT_AT_LATEST = "latest"
 
 
+# Beam Python's deprecated output time from WindowFn.get_transformed_output_time: a name Beam
+# code may mention, which no strategy takes (``Windowing`` refuses it, saying so).
+EARLIEST_TRANSFORMED = "TimestampCombiner.OUTPUT_AT_EARLIEST_TRANSFORMED"
+TimestampCombiner.OUTPUT_AT_EARLIEST_TRANSFORMED = EARLIEST_TRANSFORMED  # type: ignore[attr-defined]
+
+
 # -- window functions ---------------------------------------------------------------------------
 
 

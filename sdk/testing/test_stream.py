@@ -23,7 +23,8 @@ class TestStream(PrimitiveTransform):
     __test__ = False  # not a pytest test class
     ir_kind = "test_stream"
 
-    def __init__(self, label=None):
+    def __init__(self, coder=None, label=None):
+        """``coder`` is Beam's element coder, accepted: elements cross processes pickled."""
         super().__init__(label)
         self.events: list = []
         self._watermark = None

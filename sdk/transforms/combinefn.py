@@ -10,6 +10,11 @@ import operator
 class CombineFn:
     """Subclass and implement create_accumulator, add_input, merge_accumulators, extract_output."""
 
+    # Whether the result depends on the order the elements come in (Top's ties): such a
+    # combiner gets each key and window's elements after the grouping, in their order, where
+    # the others are combined on the map side first.
+    needs_input_order = False
+
     def create_accumulator(self):
         raise NotImplementedError
 

@@ -42,7 +42,13 @@ class MeanFn(CombineFn):
 
 class TopCombineFn(CombineFn):
     """The ``n`` largest elements (by ``key``; smallest with ``reverse=True``), largest first.
-    The accumulator is a list of at most ``n`` elements."""
+
+    Among equal elements competing for the last places it keeps those Beam keeps: the
+    accumulator is Beam's bounded min-heap, fed one element at a time in the elements' order
+    (so it ``needs_input_order``), and merged as Beam merges, by feeding the later heaps'
+    elements into the first."""
+
+    needs_input_order = True
 
     def __init__(self, n: int, key=None, reverse: bool = False):
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
@@ -53,25 +59,43 @@ class TopCombineFn(CombineFn):
         return []
 
     def add_input(self, accumulator, element):
-        return self._top([*accumulator, element])
-
-    def add_inputs(self, accumulator, elements):
-        return self._top([*accumulator, *elements])
-
-    def merge_accumulators(self, accumulators):
-        return self._top([element for accumulator in accumulators for element in accumulator])
-
-    def extract_output(self, accumulator):
-        return list(accumulator)
-
-    def _top(self, elements):
         import heapq
 
-        pick = heapq.nsmallest if self.reverse else heapq.nlargest
-        return pick(self.n, elements, key=self.key)
+        ranked = _Ranked(element, element if self.key is None else self.key(element), self.reverse)
+        if len(accumulator) < self.n:
+            heapq.heappush(accumulator, ranked)
+        else:
+            heapq.heappushpop(accumulator, ranked)
+        return accumulator
+
+    def merge_accumulators(self, accumulators):
+        accumulators = iter(accumulators)
+        merged = next(accumulators)
+        for accumulator in accumulators:
+            for ranked in accumulator:
+                merged = self.add_input(merged, ranked.value)
+        return merged
+
+    def extract_output(self, accumulator):
+        return [ranked.value for ranked in sorted(accumulator, reverse=True)]
 
     def default_label(self) -> str:
         return f"Top({self.n})"
+
+
+class _Ranked:
+    """An element in a Top heap, compared by its rank (its key; reversed for the smallest)."""
+
+    __slots__ = ("value", "rank", "reverse")
+
+    def __init__(self, value, rank, reverse: bool):
+        self.value, self.rank, self.reverse = value, rank, reverse
+
+    def __lt__(self, other: _Ranked) -> bool:
+        return self.rank > other.rank if self.reverse else self.rank < other.rank
+
+    def __reduce__(self):
+        return _Ranked, (self.value, self.rank, self.reverse)
 
 
 class ToListCombineFn(CombineFn):

@@ -8,11 +8,12 @@ from panes.errors import PipelineConstructionError
 from panes.evictor import Evictor
 from panes.ir import userstate as ir_userstate
 from panes.ir.data import Pickled
+from panes.ir.windowing import EARLIEST_TRANSFORMED
 from panes.pvalue import AsSideInput, DoOutputsTuple, PBegin, PCollection
 from panes.timestamp import Duration
 from panes.transforms import userstate
 from panes.transforms.combinefn import CombineFn
-from panes.transforms.dofn import CallableWrapperDoFn, DoFn
+from panes.transforms.dofn import CallableWrapperDoFn, DoFn, _Param
 from panes.transforms.ptransform import (
     PrimitiveTransform,
     PTransform,
@@ -105,20 +106,26 @@ class ParDo(PrimitiveTransform):
                 userstate.validate_stateful_dofn(fn)
             except ValueError as error:
                 raise PipelineConstructionError(f"{self.default_label()}: {error}") from None
+        self.main_unpacked = True  # unpacking the outputs gives the main one first
 
     def default_label(self) -> str:
         return f"ParDo({self.fn.default_label()})"
 
-    def with_outputs(self, *tags, main="main"):
+    def with_outputs(self, *tags, main=None):
+        """Declares tagged outputs; the result unpacks, as Beam's, into the main output when
+        ``main`` names it, then the tagged ones (``small, large = ...with_outputs('large',
+        main='small')``; ``odd, even = ...with_outputs('odd', 'even')``)."""
+        main_tag = "main" if main is None else main
         for tag in tags:
-            if not isinstance(tag, str) or tag == main:
+            if not isinstance(tag, str) or tag == main_tag:
                 raise PipelineConstructionError(
                     f"{self.default_label()}.with_outputs: tags must be distinct strings other "
-                    f"than the main tag {main!r}, got {tag!r}"
+                    f"than the main tag {main_tag!r}, got {tag!r}"
                 )
         transform = _copy(self)
         transform.output_tags = tuple(tags)
-        transform.main_tag = main
+        transform.main_tag = main_tag
+        transform.main_unpacked = main is not None
         return transform
 
     def side_inputs(self) -> list:
@@ -162,7 +169,7 @@ class ParDo(PrimitiveTransform):
         outputs = {self.main_tag: main}
         for tag in self.output_tags:
             outputs[tag] = pipeline.new_output(tag, pcoll.windowing)
-        return DoOutputsTuple(outputs, self.main_tag)
+        return DoOutputsTuple(outputs, self.main_tag, self.main_unpacked)
 
     def ir_payload(self):
         """The node's payload; the compiler lowers ``fn``, and ``args`` and ``kwargs`` once it
@@ -265,18 +272,38 @@ def Filter(fn, *args, **kwargs):  # noqa: N802
 
 def MapTuple(fn, *args, **kwargs):  # noqa: N802
     """``Map`` with the element's tuple unpacked into arguments."""
-    return _as_callable(
-        _callable_pardo("MapTuple", fn, "map", args, kwargs, lambda e, *a, **k: fn(*e, *a, **k))
-    )
+    return _as_callable(_callable_pardo("MapTuple", fn, "map", args, kwargs, _unpacking(fn)))
 
 
 def FlatMapTuple(fn, *args, **kwargs):  # noqa: N802
     """``FlatMap`` with the element's tuple unpacked into arguments."""
     return _as_callable(
-        _callable_pardo(
-            "FlatMapTuple", fn, "flat_map", args, kwargs, lambda e, *a, **k: fn(*e, *a, **k)
-        )
+        _callable_pardo("FlatMapTuple", fn, "flat_map", args, kwargs, _unpacking(fn))
     )
+
+
+def _unpacking(fn):
+    """``fn`` called with an element's tuple as its first arguments; the parameters it asks
+    the runner for (``DoFn.WindowParam``, ...) stay in the signature the runner reads."""
+    import inspect
+
+    def unpacked(element, *args, **kwargs):
+        return fn(*element, *args, **kwargs)
+
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        parameters = []
+    asked = [p for p in parameters if isinstance(p.default, _Param)]
+    kind = inspect.Parameter
+    unpacked.__signature__ = inspect.Signature(
+        [
+            kind("element", kind.POSITIONAL_ONLY),
+            kind("args", kind.VAR_POSITIONAL),
+            *(p.replace(kind=kind.KEYWORD_ONLY) for p in asked),
+        ]
+    )
+    return unpacked
 
 
 def _as_callable(pardo):
@@ -289,19 +316,25 @@ def _as_callable(pardo):
 
 @dataclass(frozen=True)
 class Windowing:
-    """How a PCollection is windowed (Beam's ``Windowing``): window function, trigger,
-    accumulation mode, allowed lateness, timestamp combiner and (Flink) evictor. It lowers to
-    the IR's ``WindowingStrategy`` when the pipeline is compiled."""
+    """How a PCollection is windowed (Beam's ``Windowing``, its arguments in Beam's order):
+    window function, trigger, accumulation mode, timestamp combiner, allowed lateness and
+    (Flink) evictor. It lowers to the IR's ``WindowingStrategy`` when the pipeline is
+    compiled."""
 
     window_fn: WindowFn = field(default_factory=GlobalWindows)
     trigger: Trigger = field(default_factory=DefaultTrigger)
     accumulation_mode: AccumulationMode = AccumulationMode.DISCARDING
-    allowed_lateness: Duration = Duration(0)
     timestamp_combiner: TimestampCombiner = TimestampCombiner.OUTPUT_AT_EOW
+    allowed_lateness: Duration = Duration(0)
     evictor: Evictor | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "allowed_lateness", Duration.of(self.allowed_lateness))
+        if self.timestamp_combiner is EARLIEST_TRANSFORMED:
+            raise ValueError(
+                f"{EARLIEST_TRANSFORMED} (Beam Python's deprecated output time from "
+                f"WindowFn.get_transformed_output_time) is not supported; use OUTPUT_AT_EARLIEST"
+            )
 
     def is_default(self) -> bool:
         return self == Windowing()
@@ -490,9 +523,11 @@ class CombinePerKey(_Grouping):
             self.fn = _BoundCombineFn(self.fn, args, kwargs)
 
     def expand(self, pcoll):
-        if self.side_arguments is None:
+        """The combine primitive; with side inputs, or for a combiner whose result depends
+        on the elements' order, a grouping whose values the combiner takes at once."""
+        if self.side_arguments is None and not self.fn.needs_input_order:
             return super().expand(pcoll)
-        fn, (args, kwargs) = self.fn, self.side_arguments
+        fn, (args, kwargs) = self.fn, self.side_arguments or ((), {})
         return (
             pcoll
             | "GroupByKey" >> GroupByKey()
@@ -551,7 +586,9 @@ class CombineGlobally(PTransform):
         return f"CombineGlobally({self.combine.fn_label})"
 
     def as_singleton_view(self):
-        """Applied, gives ``AsSingleton`` of the result: a side input for other transforms."""
+        """Applied, gives ``AsSingleton`` of the result: a side input for other transforms,
+        whose value in a window without input is the combiner's empty result (in any
+        windowing, as Beam's) unless ``.without_defaults()``."""
         transform = _copy(self)
         transform.as_view = True
         return transform
@@ -564,25 +601,36 @@ class CombineGlobally(PTransform):
     def expand(self, pcoll):
         from panes.pvalue import AsSingleton
 
-        combined = self._combined(pcoll)
-        return AsSingleton(combined) if self.as_view else combined
+        pcoll = require_pcollection(self, pcoll, _label_of(self))
+        if not self.as_view:
+            return self._with_defaults(pcoll) if self.has_defaults else self._combined(pcoll)
+        if not self.has_defaults:
+            return AsSingleton(self._combined(pcoll))
+        return AsSingleton(self._combined(pcoll), default_value=self._empty_result())
 
     def _combined(self, pcoll):
-        pcoll = require_pcollection(self, pcoll, _label_of(self))
-        if self.has_defaults and not _in_global_window(pcoll.windowing.window_fn):
-            raise PipelineConstructionError(
-                f"{_label_of(self)}: Default values are not yet supported in CombineGlobally() "
-                f"if the output PCollection is not windowed by GlobalWindows. Instead, use "
-                f"CombineGlobally().without_defaults() to output an empty PCollection if the "
-                f"input PCollection is empty."
-            )
-        combined = (
+        return (
             pcoll
             | "KeyWithNone" >> Map(lambda value: (None, value))
             | "CombinePerKey" >> self.combine
             | "UnKey" >> Map(lambda kv: kv[1])
         )
-        if not self.has_defaults or not pcoll.windowing.is_default():
+
+    def _empty_result(self):
+        args, kwargs = self.combine.side_arguments or ((), {})
+        return self.combine.fn.apply([], *args, **kwargs)
+
+    def _with_defaults(self, pcoll):
+        if not _in_global_window(pcoll.windowing.window_fn):
+            raise PipelineConstructionError(
+                f"{_label_of(self)}: Default values are not yet supported in CombineGlobally() "
+                f"if the output PCollection is not windowed by GlobalWindows. Instead, use "
+                f"CombineGlobally().without_defaults() to output an empty PCollection if the "
+                f"input PCollection is empty, or CombineGlobally().as_singleton_view() to get "
+                f"the default output of the CombineFn if the input PCollection is empty."
+            )
+        combined = self._combined(pcoll)
+        if not pcoll.windowing.is_default():
             return combined
         fn = self.combine.fn
         args, kwargs = self.combine.side_arguments or ((), {})

@@ -65,13 +65,34 @@ class PTransform:
         return _pipeline_of(left, self).apply(self, left)
 
     def __or__(self, right):
-        raise PipelineConstructionError(
-            f"cannot chain {self.default_label()} | {type(right).__name__} before applying them "
-            f"to a PCollection: write pcoll | first | second"
-        )
+        """``first | second``: one transform that applies both in turn (Beam's)."""
+        if not isinstance(right, PTransform):
+            raise PipelineConstructionError(
+                f"cannot apply {right!r} after {self.default_label()}: only a transform follows "
+                f"a transform's |, as in pcoll | first | second"
+            )
+        return _ChainedPTransform(self, right)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.label or ''})"
+
+
+class _ChainedPTransform(PTransform):
+    """Transforms applied one after the other, labelled by theirs joined by ``|`` (Beam's)."""
+
+    def __init__(self, *parts: PTransform):
+        super().__init__("|".join(part.label or part.default_label() for part in parts))
+        self.parts = parts
+
+    def __or__(self, right):
+        if not isinstance(right, PTransform):
+            return super().__or__(right)
+        return _ChainedPTransform(*self.parts, right)
+
+    def expand(self, pvalue):
+        for part in self.parts:
+            pvalue = pvalue | part
+        return pvalue
 
 
 class PrimitiveTransform(PTransform):

@@ -1,8 +1,9 @@
 """Runs a Beam port case on one SDK (panes, or Apache Beam itself for the recording) and
 returns what it produced, in a form that compares across SDKs and runners.
 
-A case (cases.yaml) names a file among the stored Beam originals (beam/, a mirror of
-``apache_beam/``) and how Beam runs it:
+A case (cases.yaml) names a file of the installed ``apache_beam`` package (read as
+``tests/beam_files.py`` checks it: the recorded Beam version, each file's sha256) and how Beam
+runs it:
 
 * ``pipeline``: an example program; its entry point gets ``args`` (``{input}`` and
   ``{output}`` filled in) plus ``--runner``; its output is the lines it wrote.
@@ -13,6 +14,11 @@ A case (cases.yaml) names a file among the stored Beam originals (beam/, a mirro
   prints its result; as Beam's own tests do, ``print`` is ``str`` and ``beam.Pipeline`` is
   ``TestPipeline``, and ``test`` receives the printed collection.
 
+A program that reads Pub/Sub or writes BigQuery, which neither SDK reaches here, gets
+``cloud`` stand-ins on both SDKs alike: ``ReadFromPubSub`` gives the input's lines as
+messages, ``WriteToBigQuery`` writes each row as a line (``wall_clock`` fields, which hold the
+time of the run, left out).
+
 For every kind, the values each ``assert_that`` checked are recorded too (canonically
 ordered), so a case compares what the pipelines computed, not only that they passed.
 """
@@ -22,10 +28,12 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import fnmatch
 import importlib
 import io
 import itertools
 import json
+import os
 import re
 import shlex
 import shutil
@@ -38,7 +46,10 @@ import yaml
 from rewrite import port_source
 
 HERE = Path(__file__).resolve().parent
-ORIGINALS = HERE / "beam"
+sys.path.insert(0, str(HERE.parent))  # tests/, for beam_files when run as a script
+
+from beam_files import beam_file, manifest, package_root  # noqa: E402
+
 EXPECTED = HERE / "expected"
 REPOSITORY = HERE.parents[1]
 _packages = itertools.count()
@@ -51,18 +62,23 @@ _SEEN: list = []
 class Case:
     name: str
     kind: str  # "pipeline", "test" or "snippet"
-    module: str  # path under beam/, e.g. examples/wordcount.py
+    module: str  # path under apache_beam/, e.g. examples/wordcount.py
     entry: str | None = None
     args: tuple = ()
-    input: str | None = None  # a file of the repository, e.g. examples/data/king_lear.txt
-    input_lines: int | None = None  # only the first lines of it
+    input: str | None = None  # a file or folder of the repository, e.g. examples/data/...
     compare: tuple | None = None  # what to compare; by default what the kind produces
-    tests: tuple | None = None  # the test methods to run (default: all)
+    tests: tuple | None = None  # the test methods to run, by name or pattern (default: all)
+    files: tuple = ()  # Beam's files the module reads, e.g. testing/data/trigger_transcripts.yaml
+    cloud: tuple = ()  # stand-ins: ReadFromPubSub, WriteToBigQuery
+    wall_clock: tuple = ()  # fields of BigQuery rows that hold the time of the run
     differs: dict | None = None  # {rule, and what panes gives instead of Beam's recording}
-    pending: str | None = None  # why it still differs from Beam's recording
+    pending: str | dict | None = None  # why it still differs from Beam's recording (by runner)
 
     def parts(self) -> tuple:
         return self.compare or DEFAULT_PARTS[self.kind]
+
+    def pending_on(self, runner: str) -> str | None:
+        return self.pending.get(runner) if isinstance(self.pending, dict) else self.pending
 
     @property
     def module_name(self) -> str:
@@ -119,19 +135,52 @@ def load_cases() -> list[Case]:
 
 
 def port_tree(target: Path, sdk: str) -> str:
-    """Writes every stored original, ported to ``sdk``, into a fresh package under
-    ``target``; returns the package's name."""
+    """Writes every Beam file the cases use (the manifest's), Python modules ported to
+    ``sdk`` and other files as they are, into a fresh package under ``target``; returns the
+    package's name."""
     package = f"beam_port_{sdk}_{next(_packages)}"
-    for original in ORIGINALS.rglob("*.py"):
-        ported = target / package / original.relative_to(ORIGINALS)
+    for path in manifest():
+        original = beam_file(path).read_text(encoding="utf-8")
+        ported = target / package / path
         ported.parent.mkdir(parents=True, exist_ok=True)
-        ported.write_text(
-            port_source(original.read_text(encoding="utf-8"), sdk, package), encoding="utf-8"
-        )
+        text = port_source(original, sdk, package) if path.endswith(".py") else original
+        ported.write_text(text, encoding="utf-8")
     for directory in [target / package, *(target / package).rglob("*")]:
         if directory.is_dir():
             (directory / "__init__.py").touch()
     return package
+
+
+def files_used(cases) -> set[str]:
+    """The Beam files ``cases`` use: their modules, the files they read, and the example
+    modules they import, transitively (paths under ``apache_beam/``)."""
+    root = package_root()
+    pending = [path for case in cases for path in (case.module, *case.files)]
+    used: set[str] = set()
+    while pending:
+        path = pending.pop()
+        if path in used:
+            continue
+        used.add(path)
+        if path.endswith(".py"):
+            pending += _example_imports((root / path).read_text(encoding="utf-8"), root)
+    return used
+
+
+def _example_imports(source: str, root: Path) -> list[str]:
+    """The files of the ``apache_beam.examples`` modules ``source`` imports."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("apache_beam."):
+            names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    paths = (name.removeprefix("apache_beam.").replace(".", "/") for name in names)
+    return [
+        f"{path}.py"
+        for path in paths
+        if path.startswith("examples/") and (root / f"{path}.py").exists()
+    ]
 
 
 def canonical(value):
@@ -172,7 +221,11 @@ def run_case(case: Case, sdk: Sdk, workdir: Path, ship=None) -> dict:
     sys.path.insert(0, str(workdir))
     _SEEN.clear()
     try:
-        with _recording_asserts(sdk), _test_pipeline_options(sdk, workdir):
+        with (
+            _recording_asserts(sdk),
+            _test_pipeline_options(sdk, workdir),
+            _patched(_cloud_stand_ins(case, sdk, workdir)),
+        ):
             module = importlib.import_module(f"{package}.{case.module_name}")
             result = KINDS[case.kind](case, sdk, module, workdir)
         asserted = [values for kind, values in _SEEN if kind == "asserted"]
@@ -186,6 +239,42 @@ def run_case(case: Case, sdk: Sdk, workdir: Path, ship=None) -> dict:
         "outcomes": result.get("outcomes"),
     }
     return {part: found[part] for part in case.parts()}
+
+
+def _cloud_stand_ins(case: Case, sdk: Sdk, workdir: Path) -> list:
+    """``(sdk.io, name, stand-in)`` for each of the case's ``cloud`` stand-ins."""
+    beam = importlib.import_module(sdk.name)
+    input_file, prefix, wall_clock = (
+        workdir / "input" / Path(case.input or "").name,
+        workdir,
+        case.wall_clock,
+    )
+
+    class ReadFromPubSub(beam.PTransform):
+        def __init__(self, topic=None, subscription=None, **kwargs):
+            super().__init__()
+
+        def expand(self, pbegin):
+            return pbegin | beam.io.ReadFromText(str(input_file)) | beam.Map(str.encode)
+
+    class WriteToBigQuery(beam.PTransform):
+        def __init__(self, table, dataset=None, project=None, schema=None, **kwargs):
+            super().__init__()
+            self.table = table
+
+        def expand(self, rows):
+            table = self.table
+
+            def line(row):
+                kept = {name: value for name, value in row.items() if name not in wall_clock}
+                return f"{table}: {json.dumps(kept, sort_keys=True)}"
+
+            return (
+                rows | beam.Map(line) | beam.io.WriteToText(str(prefix / "out" / f"result-{table}"))
+            )
+
+    stand_ins = {"ReadFromPubSub": ReadFromPubSub, "WriteToBigQuery": WriteToBigQuery}
+    return [(beam.io, name, stand_ins[name]) for name in case.cloud]
 
 
 def _zipped(workdir: Path, package: str) -> str:
@@ -258,10 +347,13 @@ def _patched(patches):
 
 
 def _run_pipeline(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
+    """Runs the program in ``workdir``, as a user runs it in their own folder: relative
+    paths, as ``{input}`` is, are the driver's there."""
     output = workdir / "out" / "result"
-    arguments = {"output": str(output), "input": _input_file(case, workdir)}
+    arguments = {"output": str(output), "input": _input(case, workdir)}
     argv = [arg.format(**arguments) for arg in case.args] + [f"--runner={sdk.runner}"]
-    getattr(module, case.entry)(argv)
+    with _working_directory(workdir):
+        getattr(module, case.entry)(argv)
     lines = [
         line
         for path in sorted(output.parent.glob(output.name + "*"))
@@ -270,25 +362,36 @@ def _run_pipeline(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
     return {"outputs": sorted(lines)}
 
 
-def _input_file(case: Case, workdir: Path) -> str | None:
+@contextlib.contextmanager
+def _working_directory(path: Path):
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _input(case: Case, workdir: Path) -> str | None:
+    """The case's input copied into ``workdir/input``, named relative to ``workdir``."""
     if case.input is None:
         return None
     source = REPOSITORY / case.input
     target = workdir / "input" / source.name
     target.parent.mkdir(exist_ok=True)
-    if case.input_lines is None:
-        shutil.copy(source, target)
+    if source.is_dir():
+        shutil.copytree(source, target)
     else:
-        lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
-        target.write_text("".join(lines[: case.input_lines]), encoding="utf-8")
-    return str(target)
+        shutil.copy(source, target)
+    return str(target.relative_to(workdir))
 
 
 def _run_tests(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
     suite = unittest.TestSuite(
         test
         for test in _tests(unittest.defaultTestLoader.loadTestsFromModule(module))
-        if case.tests is None or _test_name(test) in case.tests
+        if case.tests is None
+        or any(fnmatch.fnmatchcase(_test_name(test), pattern) for pattern in case.tests)
     )
     outcomes = {_test_name(test): "passed" for test in suite}
     result = unittest.TestResult()

@@ -1,8 +1,4 @@
-"""The stored Beam originals (beam/) are test inputs, ported when the tests run: pytest does
-not collect them. The marks Beam's own tests carry are registered, as Beam's pytest
-configuration does."""
-
-collect_ignore = ["beam"]
+"""The marks Beam's own tests carry are registered, as Beam's pytest configuration does."""
 
 BEAM_MARKS = ("examples_postcommit", "it_postcommit", "sickbay_flink", "sickbay_dataflow")
 

@@ -1,8 +1,10 @@
-"""Records what Apache Beam's DirectRunner produces for every case in cases.yaml, running the
-stored originals unchanged (only imports of Beam's example modules point at the stored
-copies), into expected/<case>.json. Needs the ``beam`` extra (apache-beam).
+"""Records what Apache Beam's DirectRunner produces for every case in cases.yaml, running
+Beam's files unchanged (only imports of Beam's example modules point at the package they are
+copied into at run time), into expected/<case>.json. Needs the ``beam`` extra (apache-beam).
+``--manifest`` rewrites tests/beam_files.sha256 for the files the cases use, as installed.
 
     python tests/beam_ports/record.py [CASE ...]
+    python tests/beam_ports/record.py --manifest
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 
-from case_runner import EXPECTED, Sdk, load_cases, run_case  # noqa: E402
+from beam_files import write_manifest  # noqa: E402
+from case_runner import EXPECTED, Sdk, files_used, load_cases, run_case  # noqa: E402
 
 
 def record(case, workdir: Path) -> dict:
@@ -41,4 +44,7 @@ def main(names) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:] == ["--manifest"]:
+        write_manifest(files_used(load_cases()))
+    else:
+        main(sys.argv[1:])

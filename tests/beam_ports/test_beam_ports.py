@@ -2,20 +2,22 @@
 only, give on every runner what Apache Beam's DirectRunner gives for the originals."""
 
 import pytest
-from case_runner import Sdk, expected_of, load_cases, run_case
+from beam_files import manifest
+from case_runner import Sdk, expected_of, files_used, load_cases, run_case
 
 
-def _param(case):
-    marks = (
-        [pytest.mark.xfail(strict=True, reason=f"pending: {case.pending}")] if case.pending else []
-    )
-    return pytest.param(case, id=case.name, marks=marks)
-
-
-@pytest.mark.parametrize("case", [_param(case) for case in load_cases()])
+@pytest.mark.parametrize("case", load_cases(), ids=lambda case: case.name)
 def test_the_port_gives_beams_output(case, runner, tmp_path, request):
+    if pending := case.pending_on(runner):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"pending: {pending}"))
     ship = None
     if runner == "spark":  # Spark's workers import the ported modules, as --py-files
         ship = request.getfixturevalue("spark").sparkContext.addPyFile
     rule = (case.differs or {}).get("rule", "Apache Beam's DirectRunner's output")
     assert run_case(case, Sdk("panes", runner), tmp_path, ship) == expected_of(case), rule
+
+
+def test_the_manifest_lists_the_beam_files_the_cases_use():
+    assert set(manifest()) == files_used(load_cases()), (
+        "tests/beam_files.sha256 is stale: python tests/beam_ports/record.py --manifest"
+    )

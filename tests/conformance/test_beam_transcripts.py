@@ -1,7 +1,8 @@
-"""Beam's trigger transcripts (``beam_trigger_transcripts.yaml``, copied from apache_beam), run
-two ways: against the bare windowing engine step by step (the harness of Beam's
-``trigger_test.py``: every ``expect`` right after its action), and as TestStream pipelines on
-every runner (all panes emitted before the end of input, matched against all ``expect``s).
+"""Beam's trigger transcripts (``apache_beam/testing/data/trigger_transcripts.yaml``, read from
+the installed package as ``tests/beam_files.py`` checks it), run two ways: against the bare
+windowing engine step by step (the harness of Beam's ``trigger_test.py``: every ``expect``
+right after its action), and as TestStream pipelines on every runner (all panes emitted before
+the end of input, matched against all ``expect``s).
 
 Times in transcripts are seconds; windows are ``[start, int(max_timestamp)]``. The harness
 defaults to accumulating mode, as Beam's does. Transcripts with an ``error`` are negative
@@ -11,11 +12,11 @@ Python's DirectRunner deviations from Java; panes follows Java and passes them.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 import yaml
+from beam_files import beam_file
 from runners_under_test import RUNNERS
 from stepper import Stepper
 
@@ -37,7 +38,6 @@ from panes.window import (
 from panes.windowing.engine import MAIN
 from panes.windowing.strategy import windowing_to_ir
 
-HERE = os.path.dirname(__file__)
 KEY = "key"
 
 # Transcripts panes cannot run, with the reason.
@@ -47,7 +47,7 @@ UNSUPPORTED = {
 
 
 def _load():
-    with open(os.path.join(HERE, "beam_trigger_transcripts.yaml")) as f:
+    with open(beam_file("testing/data/trigger_transcripts.yaml"), encoding="utf-8") as f:
         return [spec for spec in yaml.safe_load_all(f) if spec]
 
 

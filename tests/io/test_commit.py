@@ -1,8 +1,14 @@
 """Publishing shards, on every runner: a rerun replaces the previous output whatever its shard
 count, a failed run leaves it as it was, the completion marker comes last, and what a killed
-run left is removed — never anything else beside the prefix."""
+run left is removed — never anything else beside the prefix. An output is its shards and its
+marker, nothing hidden beside them."""
 
 import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -10,13 +16,11 @@ import panes as beam
 from panes.errors import UserCodeError
 from panes.io import WriteToParquet, WriteToText
 
+KILLED_WRITE = Path(__file__).with_name("killed_write.py")
+
 
 def visible(directory) -> list:
-    return sorted(
-        name
-        for name in os.listdir(directory)
-        if not name.startswith(".") or name.startswith(".panes-temp")
-    )
+    return sorted(os.listdir(directory))
 
 
 def write(runner, path, lines, num_shards, fail_on=None, header=None):
@@ -94,3 +98,46 @@ def test_parquet_shards_without_records_still_have_the_schema(tmp_path, runner):
     tables = [pq.read_table(tmp_path / f"rows-0000{i}-of-00003.parquet") for i in range(3)]
     assert [table.schema.names for table in tables] == [["n"]] * 3
     assert sum(table.num_rows for table in tables) == 1
+
+
+def start_write(runner, prefix, ready=None) -> subprocess.Popen:
+    """``killed_write.py`` in a process group of its own (its JVM and Python workers too)."""
+    arguments = [sys.executable, str(KILLED_WRITE), runner, str(prefix)]
+    return subprocess.Popen(
+        arguments + ([str(ready)] if ready else []),
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def wait_until_writing(process: subprocess.Popen, ready: Path) -> None:
+    deadline = time.monotonic() + 300
+    while not ready.exists():
+        assert process.poll() is None, process.stdout.read()[-3000:]
+        assert time.monotonic() < deadline, "the write never started"
+        time.sleep(0.2)
+
+
+def test_after_runs_killed_mid_write_a_rerun_leaves_only_the_output_and_its_marker(
+    tmp_path, runner
+):
+    out = tmp_path / "out"
+    ready = [tmp_path / f"writing-{attempt}" for attempt in range(2)]
+    killed = [start_write(runner, out / "result", flag) for flag in ready]
+    for process, flag in zip(killed, ready):
+        wait_until_writing(process, flag)
+    for process in killed:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+    assert len([name for name in visible(out) if name.startswith(".panes-temp-result-")]) == 2
+    done = start_write(runner, out / "result")
+    assert done.wait(timeout=300) == 0, done.stdout.read()[-3000:]
+    assert visible(out) == ["result-00000-of-00002", "result-00001-of-00002", "result.SUCCESS"]
+    lines = [
+        line
+        for i in range(2)
+        for line in (out / f"result-0000{i}-of-00002").read_text().splitlines()
+    ]
+    assert sorted(lines) == sorted(f"line {i}" for i in range(1000))

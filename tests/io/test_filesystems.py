@@ -2,11 +2,15 @@
 compressed streams, and batch operations that report what failed."""
 
 import gzip
+import os
+import socket
+import subprocess
+import sys
 
 import pytest
 
 from panes.io.filesystem import BeamIOError, CompressionTypes
-from panes.io.filesystems import FileSystems
+from panes.io.filesystems import FileSystems, _google_credentials_found
 
 
 @pytest.fixture
@@ -46,8 +50,26 @@ def test_file_uris_and_relative_paths_name_the_same_files(tree, monkeypatch):
     [uri] = FileSystems.match([f"file://{tree}/*.csv"])
     [relative] = FileSystems.match(["*.csv"])
     assert [m.path for m in uri.metadata_list] == [f"file://{tree}/c.csv"]
-    assert [m.path for m in relative.metadata_list] == [f"{tree}/c.csv"]
+    assert [m.path for m in relative.metadata_list] == ["c.csv"]
     assert relative.metadata_list[0].size_in_bytes == 5
+
+
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("sub/*.txt", ["sub/d.txt"]),
+        ("./sub/**", ["./sub/d.txt", "./sub/deep/e.txt"]),
+        ("sub/../*.csv", ["sub/../c.csv"]),
+        ("sub/../c.csv", ["sub/../c.csv"]),
+        ("~/c.csv", ["~/c.csv"]),
+        ("sub/", ["sub/d.txt"]),
+    ],
+)
+def test_matches_keep_the_patterns_spelling_as_beams_do(tree, monkeypatch, pattern, expected):
+    monkeypatch.chdir(tree)
+    monkeypatch.setenv("HOME", str(tree))
+    [result] = FileSystems.match([pattern])
+    assert [m.path for m in result.metadata_list] == expected
     assert FileSystems.absolute("x/y") == f"{tree}/x/y"
     assert FileSystems.absolute("s3a://bucket/x") == "s3a://bucket/x"
     assert FileSystems.get_scheme("gs://b/o") == "gs" and FileSystems.get_scheme("/l") is None
@@ -100,3 +122,46 @@ def test_list_prefix_gives_the_entries_that_start_with_it(tree):
     before = FileSystems.checksum(str(tree / "c.csv"))
     (tree / "c.csv").write_text("changed, and longer")
     assert FileSystems.checksum(str(tree / "c.csv")) != before
+
+
+def test_a_gs_path_without_credentials_fails_at_once_saying_what_to_do(tmp_path):
+    """pyarrow's GCS client would look for credentials for 15 minutes; panes looks where
+    Google's clients do (a key file, gcloud's login, a metadata server) and stops there."""
+    script = (
+        "import socket\n"
+        "def no_metadata_server(*args, **kwargs):\n"
+        "    raise socket.gaierror('no such host')\n"
+        "socket.getaddrinfo = no_metadata_server\n"
+        "from panes.io.filesystems import FileSystems\n"
+        "FileSystems.match(['gs://bucket/in/*.txt'])\n"
+    )
+    google = ("GOOGLE_", "GCE_", "CLOUDSDK_")
+    env = {name: value for name, value in os.environ.items() if not name.startswith(google)}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("OSError: gs://bucket: no Google Cloud credentials were found")
+    assert "Install the Google Cloud CLI and run `gcloud auth application-default login`" in last
+
+
+def test_google_credentials_are_found_where_googles_clients_look(tmp_path, monkeypatch):
+    for name in ("GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
+
+    def no_metadata_server(*args):
+        raise OSError("no such host")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_metadata_server)
+    assert not _google_credentials_found()
+    (tmp_path / "application_default_credentials.json").write_text("{}")
+    assert _google_credentials_found()
+    (tmp_path / "application_default_credentials.json").unlink()
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "key.json"))
+    assert _google_credentials_found()

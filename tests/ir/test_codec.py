@@ -223,6 +223,17 @@ def test_a_side_input_view_is_one_of_the_four():
         read(data, set_in(("nodes", "Use", "side_inputs", 0, "view"), "set"))
 
 
+def test_a_nan_default_round_trips_and_the_json_stays_json():
+    """A mean's empty result (NaN) as a singleton view's default, as Beam gives it."""
+    p = beam.Pipeline()
+    numbers = p | "Numbers" >> beam.Create([1.0])
+    mean = numbers | beam.CombineGlobally(beam.combiners.MeanCombineFn()).as_singleton_view()
+    numbers | "Use" >> beam.Map(lambda x, m: x - m, mean)
+    ir = p.to_ir()
+    assert from_json(to_json(ir)) == ir
+    json.loads(to_json(ir), parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+
+
 def test_test_stream_events_are_checked():
     from panes.testing import TestStream
 

@@ -5,7 +5,7 @@ import pytest
 import panes as beam
 from panes.errors import PipelineConstructionError
 from panes.testing import TestStream, materialize
-from panes.transforms.combiners import MeanCombineFn, ToDict, ToSet
+from panes.transforms.combiners import MeanCombineFn, ToDict, ToDictCombineFn, ToSet
 from panes.transforms.trigger import AccumulationMode, Always
 from panes.transforms.window import FixedWindows, GlobalWindows, TimestampedValue
 
@@ -135,6 +135,32 @@ def test_combine_globally_as_a_singleton_view(runner):
 
     [shares] = run(runner, build)
     assert shares == [10 / 6, 20 / 6]
+
+
+def test_a_windowed_singleton_view_gives_the_combiners_empty_result_where_a_window_has_none(
+    runner,
+):
+    """As Beam's CombineGlobally.as_singleton_view(): no default check in any windowing; a
+    window without input sees ``fn.apply([])`` (game_stats' spammers: an empty dict)."""
+
+    def build(p):
+        def windowed(label, values):
+            return (
+                p
+                | label >> beam.Create(values)
+                | f"{label}Stamped" >> beam.Map(lambda v: TimestampedValue(v, v[1]))
+                | f"{label}Windows" >> beam.WindowInto(FixedWindows(10))
+            )
+
+        spammers = windowed("Spammers", [("robot", 3), ("bot", 4), ("robot", 25)]) | (
+            beam.CombineGlobally(ToDictCombineFn()).as_singleton_view()
+        )
+        events = windowed("Events", [("ann", 1), ("robot", 5), ("ann", 12), ("robot", 27)])
+        kept = events | beam.Filter(lambda event, bad: event[0] not in bad, spammers)
+        return [materialize(kept)]
+
+    [kept] = run(runner, build)
+    assert kept == [("ann", 1), ("ann", 12)]
 
 
 def test_always_fires_for_every_bundle_with_new_elements(runner):

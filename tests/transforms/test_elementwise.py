@@ -4,6 +4,7 @@ outputs, DoFn parameters, Partition, Flatten, Reshuffle and the key-value utilit
 import pytest
 
 import panes as beam
+from panes.errors import PipelineConstructionError
 from panes.metrics import Metrics, MetricsFilter
 from panes.testing import assert_that, equal_to, materialize
 from panes.utils.timestamp import Timestamp
@@ -37,6 +38,37 @@ def test_map_flatmap_filter_and_maptuple(runner):
     assert sorted(repeated) == [1, 2, 2, 4]
     assert sorted(even) == [2, 4]
     assert sorted(doubled) == [2, 4, 6, 8]
+
+
+def test_maptuple_passes_the_parameters_its_function_asks_for(runner):
+    def stamped(key, value, window=beam.DoFn.WindowParam, t=beam.DoFn.TimestampParam):
+        return key, value, float(window.start), float(t)
+
+    def build(p):
+        return [
+            materialize(
+                p
+                | beam.Create([TimestampedValue(("a", 1), 12)])
+                | beam.WindowInto(FixedWindows(10))
+                | beam.MapTuple(stamped)
+            )
+        ]
+
+    _, [out] = run(runner, build)
+    assert out == [("a", 1, 10.0, 12.0)]
+
+
+def test_transforms_chained_before_they_are_applied_apply_in_turn(runner):
+    def build(p):
+        square_then_halve = beam.Map(lambda x: x * x) | "Halve" >> beam.Map(lambda x: x / 2)
+        return [materialize(p | beam.Create([2, 4]) | "Both" >> square_then_halve)]
+
+    _, [out] = run(runner, build)
+    assert sorted(out) == [2.0, 8.0]
+    square_then_halve = beam.Map(len) | "Halve" >> beam.Map(lambda x: x / 2)
+    assert square_then_halve.label == "Map(len)|Halve"
+    with pytest.raises(PipelineConstructionError, match="only a transform follows"):
+        beam.Map(len) | 3
 
 
 class Lifecycle(beam.DoFn):
@@ -101,6 +133,21 @@ def test_tagged_outputs(runner):
 
     _, (tens, odd, even) = run(runner, build)
     assert (sorted(tens), sorted(odd), sorted(even)) == ([10, 20, 30], [1, 3], [2])
+
+
+def test_tagged_outputs_unpack_as_beams_do(runner):
+    """The main output comes first when ``main`` names it, and is left out when not."""
+
+    def build(p):
+        numbers = p | beam.Create([1, 2, 3])
+        odd, even = numbers | "Tags" >> beam.ParDo(SplitByParity()).with_outputs("odd", "even")
+        tens, odd_too, _ = numbers | "All" >> beam.ParDo(SplitByParity()).with_outputs(
+            "odd", "even", main="tens"
+        )
+        return [materialize(pc, name) for pc, name in [(odd, "O"), (even, "E"), (tens, "T")]]
+
+    _, (odd, even, tens) = run(runner, build)
+    assert (sorted(odd), sorted(even), sorted(tens)) == ([1, 3], [2], [10, 20, 30])
 
 
 class Describe(beam.DoFn):

@@ -4,6 +4,8 @@ built-in combiner, and a custom CombineFn whose accumulators merge (sessions, Sp
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import panes as beam
 from panes.testing import TestStream, materialize
@@ -101,6 +103,44 @@ def test_built_in_combiners_per_key(runner, combine_fn, expected):
         ],
     )
     assert dict(out) == expected
+
+
+def _first(element):
+    return element[0]
+
+
+@settings(deadline=None)
+@given(
+    elements=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 99)), max_size=40),
+    n=st.integers(0, 8),
+    reverse=st.booleans(),
+    cut=st.integers(0, 40),
+)
+def test_top_keeps_among_ties_what_beams_top_keeps(elements, n, reverse, cut):
+    """In one pass and merged from two consecutive parts, as Beam's own TopCombineFn."""
+    beams = pytest.importorskip("apache_beam.transforms.combiners", reason="needs the beam extra")
+
+    def outputs(fn):
+        parts = [
+            fn.add_inputs(fn.create_accumulator(), part)
+            for part in (elements[:cut], elements[cut:])
+        ]
+        return fn.apply(elements), fn.extract_output(fn.merge_accumulators(parts))
+
+    assert outputs(TopCombineFn(n, key=_first, reverse=reverse)) == outputs(
+        beams.TopCombineFn(n, key=_first, reverse=reverse)
+    )
+
+
+def test_top_of_elements_tied_for_the_last_places_keeps_them_by_their_order(runner):
+    """Top sees each window's elements in their order, on every runner and partitioning."""
+    sessions = [(f"user{i}", count) for i, count in enumerate([3, 1, 3, 5, 3, 2, 3, 3, 5, 3])]
+    p = beam.Pipeline(runner=runner, options={"spark_partitions": 3})
+    top = materialize(p | beam.Create(sessions) | beam.combiners.Top.Of(4, key=lambda s: s[1]))
+    p.run()
+    assert top.values == [TopCombineFn(4, key=lambda s: s[1]).apply(sessions)]
+    # Beam's heap, not the first ones to come (heapq.nlargest: user3, user8, user0, user2)
+    assert top.values == [[("user8", 5), ("user3", 5), ("user4", 3), ("user0", 3)]]
 
 
 def test_to_list_holds_every_element(runner):

@@ -1,6 +1,7 @@
 """What a user sees from a Spark run panes starts, in a fresh process: no start-up banner, a
 failed task retried as on a cluster, and a user function's error shown as the exception, the
-element, the transform and the user's file:line, without JVM frames or pickled data."""
+element, the transform and the user's file:line, without JVM frames or pickled data — also
+when it fails inside Spark's file writers."""
 
 import subprocess
 import sys
@@ -98,3 +99,64 @@ def test_under_spark_submit_its_master_holds(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "local[1] [2, 4, 6]"
+
+
+WRITE_DRIVER = """
+import sys
+import panes as beam
+
+def check(line):
+    if line == "line 654321":
+        raise ValueError("bad record")
+    return line
+
+source, output, steps = sys.argv[1:]
+p = beam.Pipeline(runner="spark", options={"spark_master": "local[2]"})
+lines = p | beam.io.ReadFromText(source)
+if steps == "check":
+    lines = lines | "Check" >> beam.Map(check)
+lines | beam.io.WriteToText(output)
+p.run()
+"""
+
+
+def failed_write(tmp_path, lines, steps):
+    """The whole output of a ReadFromText -> [Map] -> WriteToText run over ``lines`` (bytes)."""
+    (tmp_path / "in.txt").write_bytes(b"".join(lines))
+    (tmp_path / "driver.py").write_text(WRITE_DRIVER)
+    done = subprocess.run(
+        [sys.executable, "driver.py", "in.txt", "out/lines", steps],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 1, done.stdout[-3000:]
+    return done.stdout
+
+
+def assert_only_the_users_error(output: str, error: str) -> None:
+    """At most 40 lines; the user's error once, as the driver's error; before its traceback
+    only one-line notes (Java's, the failed task's), no other error and no JVM frame."""
+    lines = output.strip().splitlines()
+    assert len(lines) <= 40, output
+    assert output.count(error) == 1, output
+    assert lines[-1].startswith("panes.errors.UserCodeError: ") and error in lines[-1]
+    before = lines[: lines.index("Traceback (most recent call last):")]
+    assert not [line for line in before if "Error" in line or "Exception:" in line], before
+    for noise in ("\tat ", "@@panes", "Aborting", "PYTHON_EXCEPTION", "BrokenPipe"):
+        assert noise not in output, noise
+
+
+def test_an_undecodable_line_read_and_written_is_reported_once(tmp_path):
+    lines = [f"line {i}\n".encode() for i in range(100_000)]
+    lines[61_727] = b"caf\xe9 au lait\n"
+    output = failed_write(tmp_path, lines, "copy")
+    assert_only_the_users_error(output, "in.txt, line 61728 is not UTF-8")
+
+
+def test_a_map_failing_on_one_of_a_million_lines_before_a_write_is_reported_once(tmp_path):
+    output = failed_write(tmp_path, [f"line {i}\n".encode() for i in range(1_000_000)], "check")
+    assert_only_the_users_error(output, "while processing element 'line 654321'")
+    assert "driver.py:7 in check: bad record" in output

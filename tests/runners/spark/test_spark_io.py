@@ -104,6 +104,37 @@ def test_an_undecodable_line_read_by_spark_names_its_file_and_split(
     ), str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "label, connector",
+    [("ReadLogs", "com.google.cloud.bigdataoss:gcs-connector"), ("WriteLogs", "hadoop-aws")],
+)
+def test_an_object_store_without_its_connector_names_the_transform_and_the_connector(
+    spark, label, connector
+):
+    p = beam.Pipeline(runner="spark")
+    if label == "ReadLogs":
+        p | label >> beam.io.ReadFromText("gs://bucket/logs/*.txt")
+    else:
+        p | beam.Create(["a"]) | label >> beam.io.WriteToText("s3a://bucket/logs/out")
+    with pytest.raises(UserCodeError) as caught:
+        p.run()
+    message = str(caught.value)
+    assert message.startswith(f"OSError in transform '{label}'")
+    assert connector in message and "spark.jars.packages" in message
+    assert "\tat " not in message
+
+
+def test_a_relative_path_is_the_drivers_from_where_it_is_now(spark, tmp_path, monkeypatch):
+    """As on the direct runner, though the session's JVM started in another folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("one\ntwo\n")
+    p = beam.Pipeline(runner="spark")
+    p | beam.io.ReadFromText("in/*.txt") | beam.io.WriteToText("out/lines", num_shards=1)
+    p.run()
+    assert (tmp_path / "out" / "lines-00000-of-00001").read_text() == "one\ntwo\n"
+
+
 def test_without_a_shard_count_a_shard_per_partition(spark, tmp_path):
     p = beam.Pipeline(runner="spark", options={"spark_partitions": 3})
     p | beam.Create(range(30)) | beam.io.WriteToText(str(tmp_path / "n"))
