@@ -222,6 +222,8 @@ class Operator(StatefulProcessor):
     def _emit(self, grouping, first, emissions) -> None:
         """The key's panes and late elements, in the direct runner's order within each step,
         through the transforms after the grouping."""
+        if not emissions:
+            return
         emissions.sort(key=lambda emission: (emission[0], window_order(emission[2].windows[0])))
         router = self.router
         router.start_bundle()
@@ -237,8 +239,7 @@ class Operator(StatefulProcessor):
                 values.append(wv)
             if values and grouping.outputs[tag] is not None:
                 router.push(grouping.outputs[tag], Chunk.of(positions, values))
-        if last_step is not None:
-            router.finish_bundle(last_step, first)
+        router.finish_bundle(last_step, first)
 
     def _move_timer(self, timer, wake) -> None:
         """Moves the key's one Spark timer from ``timer`` to ``wake`` (None: no timer)."""
