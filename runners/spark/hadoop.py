@@ -99,17 +99,22 @@ class HadoopFileSystems:
         filesystem, jpath = self._resolve(path)
         return _Output(filesystem.create(jpath, True))
 
-    def list_prefix(self, path: str) -> list:
+    def read(self, path: str) -> bytes:
+        """The bytes of a small file, read on the driver (a record beside a checkpoint)."""
         filesystem, jpath = self._resolve(path)
-        qualified = self.qualified(path)
-        parent = jpath.getParent()
-        if parent is None or not filesystem.exists(parent):
-            return []
-        return sorted(
-            child
-            for child in (s.getPath().toString() for s in filesystem.listStatus(parent))
-            if child.startswith(qualified)
-        )
+        stream = filesystem.open(jpath)
+        try:
+            return bytes(self._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+        finally:
+            stream.close()
+
+    def list_prefix(self, path: str) -> list:
+        """The files and directories beside ``path`` whose names start with its own: a glob
+        the file system matches, so only those cross to Python (a directory of a streaming
+        job's outputs holds many)."""
+        filesystem, _ = self._resolve(path)
+        pattern = self._jvm.org.apache.hadoop.fs.Path(literal(self.qualified(path)) + "*")
+        return sorted(s.getPath().toString() for s in filesystem.globStatus(pattern) or [])
 
     def list_directory(self, path: str) -> list:
         """The base names of the files directly in the directory ``path``."""

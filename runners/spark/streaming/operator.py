@@ -227,19 +227,18 @@ class Operator(StatefulProcessor):
         emissions.sort(key=lambda emission: (emission[0], window_order(emission[2].windows[0])))
         router = self.router
         router.start_bundle()
-        last_step = None
         for tag in (MAIN, LATE):
             positions, values, index, step_of = [], [], 0, None
             for step, emitted_tag, wv in emissions:
                 if emitted_tag != tag:
                     continue
                 index = index + 1 if step == step_of else 0
-                step_of = last_step = step
+                step_of = step
                 positions.append(grouped(step, first, index))
                 values.append(wv)
             if values and grouping.outputs[tag] is not None:
                 router.push(grouping.outputs[tag], Chunk.of(positions, values))
-        router.finish_bundle(last_step, first)
+        router.finish_bundle(emissions[-1][0], first)
 
     def _move_timer(self, timer, wake) -> None:
         """Moves the key's one Spark timer from ``timer`` to ``wake`` (None: no timer)."""

@@ -12,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import shutil
 import tempfile
 
 from panes.errors import PipelineConstructionError
 from panes.ir import to_json
+from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.session import get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
 from panes.runners.spark.streaming.clocks import BatchClocks, BatchTimeline, StaticTimeline
@@ -26,13 +26,19 @@ from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.progress import ProgressLogger
 from panes.runners.spark.streaming.result import StreamingPipelineResult
 from panes.runners.spark.streaming.rows import ROW_SCHEMA
-from panes.runners.spark.streaming.sinks import FILE_SINKS, BatchCommitter, check_sinks
+from panes.runners.spark.streaming.sinks import (
+    FILE_SINKS,
+    BatchCommitter,
+    check_sinks,
+    file_outputs,
+)
 from panes.runners.spark.streaming.sources import is_unbounded, unbounded_decoder, unbounded_frame
 from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
 from panes.runners.spark.streaming.tail import layers
 
 log = logging.getLogger("panes.streaming")
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 AVAILABLE_NOW = "available_now"
 # Key buckets per partition of the state: Spark calls an operator once per bucket, so fewer
 # buckets mean fewer calls, and more mean smaller wake-up tables per bucket.
@@ -46,15 +52,17 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     _check_side_inputs(ir)
     static, unbounded = _sources(ir)
     first, tail, downstream = layers(ir)
-    location, temporary = _checkpoint_location(options, sinks)
-    store = CheckpointStore(location)
-    store.check_structure(ir)
+    location = _checkpoint_location(options, sinks)
     spark = get_session(options)
-    _configure(spark)
-    partitions = partitions or options.spark_partitions
-    buckets = store.key_buckets(
-        KEY_BUCKETS_PER_PARTITION
-        * int(partitions or spark.conf.get("spark.sql.shuffle.partitions"))
+    _configure(spark, options)
+    fs = HadoopFileSystems(spark.sparkContext)
+    temporary = location is None
+    location = fs.qualified(location or _temporary_checkpoint())
+    store = CheckpointStore(fs, location)
+    store.check_structure(ir)
+    partitions, buckets = store.layout(
+        default_partitions(spark, partitions or options.spark_partitions),
+        KEY_BUCKETS_PER_PARTITION,
     )
     ir_json, tail_ids = to_json(ir, indent=None), frozenset(tail)
     if unbounded:
@@ -92,9 +100,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
             Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime"
         )
     label = options.job_name or "panes"
-    committer = BatchCommitter(sinks, store, label)
-    listener = ProgressLogger(label, committer.published)
-    spark.streams.addListener(listener)
+    committer = BatchCommitter(sinks, file_outputs(ir, sinks, fs), store, fs, label)
     writer = (
         rows.writeStream.foreachBatch(committer)
         .queryName(label)
@@ -103,14 +109,16 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     trigger = _trigger(options, bounded=not unbounded)
     if trigger:
         writer = writer.trigger(**trigger)
-
-    def on_end():
-        spark.streams.removeListener(listener)
-        if temporary:
-            shutil.rmtree(location, ignore_errors=True)
-
     with _shuffle_partitions(spark, partitions):
         query = writer.start()
+    progress = ProgressLogger(query, label, committer.published)
+    progress.start()
+
+    def on_end(exception):
+        progress.stop(exception)
+        if temporary:
+            fs.delete([location])
+
     result = StreamingPipelineResult(query, committer, label, on_end=on_end)
     if not unbounded or options.trigger_interval == AVAILABLE_NOW:
         result.wait_until_finish()
@@ -142,10 +150,11 @@ def _sources(ir) -> tuple:
     return static, unbounded
 
 
-def _checkpoint_location(options, sinks) -> tuple:
-    """The checkpoint directory, and whether it is a temporary one panes removes at the end."""
+def _checkpoint_location(options, sinks):
+    """The checkpoint directory the options name, or None: a temporary one, which panes
+    removes at the end (a pipeline that writes files needs one that lasts)."""
     if options.checkpoint_location:
-        return options.checkpoint_location, False
+        return options.checkpoint_location
     files = [label for label, sink in sinks.items() if isinstance(sink, FILE_SINKS)]
     if files:
         raise PipelineConstructionError(
@@ -153,7 +162,22 @@ def _checkpoint_location(options, sinks) -> tuple:
             f"--checkpoint_location=<directory>: it is where Spark keeps the offsets and state "
             f"that let a restarted query write each output exactly once"
         )
-    return tempfile.mkdtemp(prefix="panes-checkpoint-"), True
+    return None
+
+
+def _temporary_checkpoint() -> str:
+    return tempfile.mkdtemp(prefix="panes-checkpoint-")
+
+
+def default_partitions(spark, chosen=None) -> int:
+    """The state partitions of a new checkpoint: ``chosen`` (``--spark_partitions``), else
+    ``spark.sql.shuffle.partitions`` where the user set it, else the session's parallelism
+    (``sc.defaultParallelism``: its cores) — not Spark's 200, each a state store instance that
+    every micro-batch opens and commits."""
+    if chosen:
+        return int(chosen)
+    user_set = spark.conf.getAll.get(SHUFFLE_PARTITIONS)
+    return int(user_set) if user_set else spark.sparkContext.defaultParallelism
 
 
 def _trigger(options, bounded: bool) -> dict:
@@ -170,24 +194,28 @@ def _trigger(options, bounded: bool) -> dict:
     return {"processingTime": str(interval)}
 
 
-def _configure(spark) -> None:
+def _configure(spark, options) -> None:
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     spark.dataSource.register(EventLogSource)
+    if options.spark_log_level is None:
+        # PySpark's gateway logs each call of foreachBatch at INFO, which a pipeline that
+        # logs its own progress at INFO would show.
+        logging.getLogger("py4j").setLevel(logging.WARNING)
 
 
 @contextlib.contextmanager
-def _shuffle_partitions(spark, partitions):
+def _shuffle_partitions(spark, partitions: int):
     """The partitions of the query's state (fixed by its first run's checkpoint), set while
     the query starts only, so the session's other work keeps its own."""
-    if not partitions:
-        yield
-        return
-    previous = spark.conf.get("spark.sql.shuffle.partitions")
-    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    previous = spark.conf.getAll.get(SHUFFLE_PARTITIONS)
+    spark.conf.set(SHUFFLE_PARTITIONS, str(partitions))
     try:
         yield
     finally:
-        spark.conf.set("spark.sql.shuffle.partitions", previous)
+        if previous is None:
+            spark.conf.unset(SHUFFLE_PARTITIONS)
+        else:
+            spark.conf.set(SHUFFLE_PARTITIONS, previous)
 
 
 def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, buckets: int, tail_ids):
