@@ -2,8 +2,8 @@
 driver through the JVM gateway, in Beam's ``FileSystems`` interface (what ``panes.io.files``
 and ``panes.io.commit`` use). Whatever the cluster is configured for works: ``file://``,
 ``hdfs://``, ``s3a://``, ``abfs://``, ``gs://`` or a scheme of its own
-(``spark.hadoop.fs.<scheme>.impl``). Only names, sizes and markers pass through here; the
-data is read and written by the executors."""
+(``spark.hadoop.fs.<scheme>.impl``). Only names, sizes, markers and small records (a
+streaming checkpoint's) pass through here; the data is read and written by the executors."""
 
 from __future__ import annotations
 
@@ -98,6 +98,10 @@ class HadoopFileSystems:
         """A small file written from the driver (a marker, an empty shard)."""
         filesystem, jpath = self._resolve(path)
         return _Output(filesystem.create(jpath, True))
+
+    def set_modification_time(self, path: str, millis: int) -> None:
+        filesystem, jpath = self._resolve(path)
+        filesystem.setTimes(jpath, millis, -1)
 
     def read(self, path: str) -> bytes:
         """The bytes of a small file, read on the driver (a record beside a checkpoint)."""

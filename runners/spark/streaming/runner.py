@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import posixpath
 import tempfile
 
 from panes.errors import PipelineConstructionError
@@ -20,8 +21,12 @@ from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.session import get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
 from panes.runners.spark.streaming.clocks import BatchClocks, BatchTimeline, StaticTimeline
-from panes.runners.spark.streaming.event_reader import FORMAT, EventLogSource, reader_options
-from panes.runners.spark.streaming.ingest import INGEST_DDL, event_log_decoder, ingest
+from panes.runners.spark.streaming.event_log import (
+    event_log_decoder,
+    event_log_frame,
+    write_event_log,
+)
+from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
 from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.progress import ProgressLogger
 from panes.runners.spark.streaming.result import StreamingPipelineResult
@@ -36,9 +41,21 @@ from panes.runners.spark.streaming.sources import is_unbounded, unbounded_decode
 from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
 from panes.runners.spark.streaming.tail import layers
 
-log = logging.getLogger("panes.streaming")
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+# The session settings a streaming query of panes runs with (its own copy of the session's).
+QUERY_CONF = {
+    # transformWithState keeps its state in RocksDB only.
+    "spark.sql.streaming.stateStore.providerClass": (
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    ),
+    # A micro-batch commits a log of its state's changes, not a snapshot of the state: what
+    # Spark advises for RocksDB, snapshots being uploaded in the background.
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+    # Spark starts a Python daemon per environment its Python workers need, and marks the
+    # environment of some workers (not the stateful operators') by this setting: without it,
+    # the ingest stage and the groupings share one daemon and its warm workers.
+    "spark.sql.execution.pyspark.udf.simplifiedTraceback.enabled": "false",
+}
 AVAILABLE_NOW = "available_now"
 # Key buckets per partition of the state: Spark calls an operator once per bucket, so fewer
 # buckets mean fewer calls, and more mean smaller wake-up tables per bucket.
@@ -54,7 +71,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     first, tail, downstream = layers(ir)
     location = _checkpoint_location(options, sinks)
     spark = get_session(options)
-    _configure(spark, options)
+    _configure(options)
     fs = HadoopFileSystems(spark.sparkContext)
     temporary = location is None
     location = fs.qualified(location or _temporary_checkpoint())
@@ -65,22 +82,25 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         KEY_BUCKETS_PER_PARTITION,
     )
     ir_json, tail_ids = to_json(ir, indent=None), frozenset(tail)
+
+    def ingested(frame, decoder):
+        return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
+
     if unbounded:
         frames = [
-            unbounded_frame(spark, node, options).mapInArrow(
-                ingest(ir_json, unbounded_decoder(node, node.outputs["main"]), buckets, tail_ids),
-                INGEST_DDL,
-            )
+            ingested(unbounded_frame(spark, node, options), unbounded_decoder(node))
             for node in unbounded
         ]
         clocks: dict = {label: BatchClocks() for label in first}
         timeline: BatchTimeline | StaticTimeline = BatchTimeline()
     else:
         inputs = StaticInputs(ir, static)
-        frames = [
-            _static_frame(spark, ir_json, inputs, node, ticks_per_batch, buckets, tail_ids)
-            for node in static
-        ]
+        events = posixpath.join(store.root, "events")
+        write_event_log(
+            fs, events, {node.id: inputs.bundles(node.id) for node in static}, inputs.end_tick
+        )
+        decoder = event_log_decoder({node.id: node.outputs["main"] for node in static})
+        frames = [ingested(event_log_frame(spark, events, ticks_per_batch), decoder)]
         clocks = {
             label: inputs.clocks_of(inputs.watermarks(ir.nodes[label].inputs[0])) for label in first
         }
@@ -109,7 +129,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     trigger = _trigger(options, bounded=not unbounded)
     if trigger:
         writer = writer.trigger(**trigger)
-    with _shuffle_partitions(spark, partitions):
+    with _query_conf(spark, {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}):
         query = writer.start()
     progress = ProgressLogger(query, label, committer.published)
     progress.start()
@@ -194,9 +214,7 @@ def _trigger(options, bounded: bool) -> dict:
     return {"processingTime": str(interval)}
 
 
-def _configure(spark, options) -> None:
-    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-    spark.dataSource.register(EventLogSource)
+def _configure(options) -> None:
     if options.spark_log_level is None:
         # PySpark's gateway logs each call of foreachBatch at INFO, which a pipeline that
         # logs its own progress at INFO would show.
@@ -204,22 +222,17 @@ def _configure(spark, options) -> None:
 
 
 @contextlib.contextmanager
-def _shuffle_partitions(spark, partitions: int):
-    """The partitions of the query's state (fixed by its first run's checkpoint), set while
-    the query starts only, so the session's other work keeps its own."""
-    previous = spark.conf.getAll.get(SHUFFLE_PARTITIONS)
-    spark.conf.set(SHUFFLE_PARTITIONS, str(partitions))
+def _query_conf(spark, settings: dict):
+    """``settings`` in the session's conf while the query starts: the query runs on a copy of
+    the session made then, and the session's other work keeps its own."""
+    previous = {name: spark.conf.getAll.get(name) for name in settings}
+    for name, value in settings.items():
+        spark.conf.set(name, value)
     try:
         yield
     finally:
-        if previous is None:
-            spark.conf.unset(SHUFFLE_PARTITIONS)
-        else:
-            spark.conf.set(SHUFFLE_PARTITIONS, previous)
-
-
-def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, buckets: int, tail_ids):
-    options = reader_options(node.id, inputs.bundles(node.id), inputs.end_tick, ticks_per_batch)
-    frame = spark.readStream.format(FORMAT).options(**options).load()
-    decoder = event_log_decoder({node.id: node.outputs["main"]})
-    return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
+        for name, value in previous.items():
+            if value is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, value)

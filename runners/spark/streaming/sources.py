@@ -92,10 +92,10 @@ def _file_stream(spark, label, source, options):
     return frame.select(*source.columns) if source.columns else frame
 
 
-def unbounded_decoder(node, pcollection_id: str):
-    """Decodes a micro-batch's rows of ``node`` into one chunk of elements and the watermark
-    column's value (see ``ingest.ingest``)."""
-    payload = lift(node.payload)
+def unbounded_decoder(node):
+    """Decodes a micro-batch's rows of ``node`` into one chunk of its elements and the
+    watermark column's value (see ``ingest.ingest``)."""
+    payload, pcollection_id = lift(node.payload), node.outputs["main"]
     label, timestamp_fn, strategy = node.id, payload["timestamp_fn"], payload["watermark"]
     text = isinstance(payload["source"], TextSource)
 
