@@ -157,6 +157,21 @@ _FORMS = {ir.TextSink: _TextForm, ir.ParquetSink: _ParquetForm}
 FILE_SINKS = tuple(_FORMS)
 
 
+def form_for(ir_sink, sink, label: str):
+    """How Spark's writer writes ``sink``'s records as rows, the sink lifted from ``ir_sink``
+    (a Parquet sink with its schema, for there is no collection to sample here)."""
+    return _FORMS[type(ir_sink)](sink, label, None, None)
+
+
+def part_files(fs, directory: str) -> dict:
+    """The part files Spark's writer left in ``directory``, by the partition that wrote each."""
+    return {
+        int(name.split("-")[1]): posixpath.join(directory, name)
+        for name in fs.list_directory(directory)
+        if name.startswith("part-")
+    }
+
+
 def _sample(collection, plan, label) -> list:
     """The first records, for a schema inferred from them."""
     return [value for _, value in _pairs(collection, plan, f"{label} (schema sample)").take(1000)]
@@ -257,10 +272,7 @@ def _renames(fs, sink, form, prefix: str, temporary: str, shards: int) -> list:
     """``(temporary path, final name)`` of every shard: Spark's part file of each partition,
     or, where a partition wrote none (no rows), an empty shard written here."""
     names = shard_names(prefix, sink.file_name_suffix, shards, sink.shard_name_template)
-    written = {}
-    for name in fs.list_directory(temporary):
-        if name.startswith("part-"):
-            written[int(name.split("-")[1])] = posixpath.join(temporary, name)
+    written = part_files(fs, temporary)
     renames = []
     for index, final in enumerate(names):
         path = written.get(index)

@@ -2,8 +2,8 @@
 driver through the JVM gateway, in Beam's ``FileSystems`` interface (what ``panes.io.files``
 and ``panes.io.commit`` use). Whatever the cluster is configured for works: ``file://``,
 ``hdfs://``, ``s3a://``, ``abfs://``, ``gs://`` or a scheme of its own
-(``spark.hadoop.fs.<scheme>.impl``). Only names, sizes and markers pass through here; the
-data is read and written by the executors.
+(``spark.hadoop.fs.<scheme>.impl``). Only names, sizes, markers and small records (a
+streaming checkpoint's) pass through here; the data is read and written by the executors.
 
 Hadoop's local file system keeps a hidden ``.<name>.crc`` checksum beside every file it
 writes. Files are renamed into place and markers written without one (through the file
@@ -150,17 +150,26 @@ class HadoopFileSystems:
         filesystem, jpath = self._resolve(path)
         return _Output(self._without_checksums(filesystem).create(jpath, True))
 
-    def list_prefix(self, path: str) -> list:
+    def set_modification_time(self, path: str, millis: int) -> None:
         filesystem, jpath = self._resolve(path)
-        qualified = self.qualified(path)
-        parent = jpath.getParent()
-        if parent is None or not filesystem.exists(parent):
-            return []
-        return sorted(
-            child
-            for child in (s.getPath().toString() for s in filesystem.listStatus(parent))
-            if child.startswith(qualified)
-        )
+        filesystem.setTimes(jpath, millis, -1)
+
+    def read(self, path: str) -> bytes:
+        """The bytes of a small file, read on the driver (a record beside a checkpoint)."""
+        filesystem, jpath = self._resolve(path)
+        stream = filesystem.open(jpath)
+        try:
+            return bytes(self._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+        finally:
+            stream.close()
+
+    def list_prefix(self, path: str) -> list:
+        """The files and directories beside ``path`` whose names start with its own: a glob
+        the file system matches, so only those cross to Python (a directory of a streaming
+        job's outputs holds many)."""
+        filesystem, _ = self._resolve(path)
+        pattern = self._jvm.org.apache.hadoop.fs.Path(literal(self.qualified(path)) + "*")
+        return sorted(s.getPath().toString() for s in filesystem.globStatus(pattern) or [])
 
     def list_directory(self, path: str) -> list:
         """The base names of the files directly in the directory ``path``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 from panes.errors import RunnerError
+from panes.runners.spark.console import jvm_chatter_hidden
 
 MIN_JAVA = 17
 # Embedded Spark on every core, retrying a failed task up to 4 times, as a cluster does.
@@ -71,9 +73,11 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
     Without ``master``, Spark runs embedded on every core and retries a failed task as a
     cluster does (``local[*, 4]``) — unless ``spark-submit`` started this driver, whose
     ``--master`` holds. Without ``log_level``, Spark logs errors only and no start-up banner
-    (``panes/runners/spark/log4j2.properties``), and its Python daemon no trace of a task it
-    killed (``panes.runners.spark.daemon``); a level (``WARN``, ``INFO``, ...) keeps Spark's
-    own logging at that level."""
+    (``panes/runners/spark/log4j2.properties``), its Python daemon no trace of a task it
+    killed (``panes.runners.spark.daemon``), and a JVM started here leaves PySpark's
+    streaming chatter out of its standard error (``console``); a level (``WARN``, ``INFO``,
+    ...) keeps Spark's own logging at that level, and everything it prints."""
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
     version = java_version()
@@ -103,7 +107,9 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
         builder = builder.master(master)
     for name, value in conf.items():
         builder = builder.config(name, value)
-    session = builder.getOrCreate()
+    launches_jvm = not submitted and SparkContext._gateway is None
+    with jvm_chatter_hidden() if log_level is None and launches_jvm else contextlib.nullcontext():
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel(log_level or "ERROR")
     if log_level is None:
         _quiet_query_errors()

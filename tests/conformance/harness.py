@@ -11,7 +11,8 @@ values sorted), ``sum``, ``count`` or ``mean``; ``stateful`` names a stateful Do
 ``stateful_dofns.py`` to run instead of a grouping. A ``then`` block adds a second grouping over
 ``(rekey, value)`` of the first one's outputs. ``rewindow_from`` windows the input by another
 window function before ``window`` applies (re-windowing). ``before`` names a step of
-``steps.py`` applied to the input before windowing.
+``steps.py`` applied to the input before windowing, ``after`` one applied to the grouping's
+main output (its outputs are the rows).
 
 A row reads ``key: value [start, end) @timestamp TIMING index/nonspeculative first last`` with
 times in seconds; ``late`` rows are elements sent to the late-data output.
@@ -226,6 +227,8 @@ def run_scenario(scenario: dict, runner, **variant) -> dict:
         elements |= "FirstWindows" >> beam.WindowInto(evaluate(scenario["rewindow_from"]))
     grouped = elements | beam.WindowInto(**windowing(scenario)) | "Group" >> _grouping(scenario)
     main = grouped.main if scenario.get("late_output") else grouped
+    if "after" in scenario:
+        main |= "After" >> step(scenario["after"])
     handles = {"rows": materialize(main, "Rows")}
     if scenario.get("late_output"):
         handles["late"] = materialize(grouped.late, "Late")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import panes as beam
 from panes.pvalue import TaggedOutput
+from panes.window import WindowedValue
 
 
 class _SplitByValue(beam.DoFn):
@@ -33,7 +34,35 @@ class ScaleThenSplit(beam.PTransform):
         return (split.small, large) | "Merge" >> beam.Flatten()
 
 
-STEPS = {"ScaleThenSplit": ScaleThenSplit}
+class _HeldForTheBundle(beam.DoFn):
+    """Holds a bundle's elements in a list made by ``start_bundle`` and emits them, each in
+    its own window and pane, from ``finish_bundle``: fails unless every bundle starts."""
+
+    def start_bundle(self):
+        self.held = []
+
+    def process(
+        self,
+        element,
+        timestamp=beam.DoFn.TimestampParam,
+        window=beam.DoFn.WindowParam,
+        pane=beam.DoFn.PaneInfoParam,
+    ):
+        self.held.append(WindowedValue(element, timestamp, (window,), pane))
+        return ()
+
+    def finish_bundle(self):
+        yield from self.held
+
+
+class HeldForTheBundle(beam.PTransform):
+    """A ParDo whose ``start_bundle`` sets up what ``process`` and ``finish_bundle`` use."""
+
+    def expand(self, pcoll):
+        return pcoll | "Hold" >> beam.ParDo(_HeldForTheBundle())
+
+
+STEPS = {"ScaleThenSplit": ScaleThenSplit, "HeldForTheBundle": HeldForTheBundle}
 
 
 def step(name: str) -> beam.PTransform:

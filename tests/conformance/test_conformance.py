@@ -10,14 +10,16 @@ from harness import load_scenarios, run_scenario, scenario_id
 from runners_under_test import RUNNERS, STREAMING_RUNNERS, needs_spark
 
 
-def marked(scenario):
+def _known_issue(scenario) -> list:
     """A scenario with a ``known_issue`` is expected to fail until panes is fixed (strictly:
     the test fails once it passes, so the mark gets removed)."""
     if "known_issue" not in scenario:
-        return scenario
-    return pytest.param(
-        scenario, marks=pytest.mark.xfail(reason=scenario["known_issue"], strict=True)
-    )
+        return []
+    return [pytest.mark.xfail(reason=scenario["known_issue"], strict=True)]
+
+
+def marked(scenario):
+    return pytest.param(scenario, marks=_known_issue(scenario))
 
 
 SCENARIOS = load_scenarios()
@@ -33,12 +35,33 @@ def check(scenario, outcome):
 
 
 # Every scenario's input is an event log (a TestStream, or a bounded source read under a
-# watermark strategy), which the streaming runner replays one step per micro-batch: slowly.
-RUNNER_PARAMS = RUNNERS + [pytest.param(name, marks=pytest.mark.slow) for name in STREAMING_RUNNERS]
+# watermark strategy), which the streaming runner replays one step per micro-batch: a query
+# each, so the corpus runs on streaming in the full tier, and these in the fast one too.
+STREAMING_SMOKE = {
+    "early-and-late-firings",
+    "sessions-late-merge",
+    "early-processing-time",
+    "multi-stage-hold-keeps-downstream-on-time",
+    "steps-start-bundle-after-a-grouping",
+}
 
 
-@pytest.mark.parametrize("runner_name", RUNNER_PARAMS)
-@pytest.mark.parametrize("scenario", [marked(s) for s in SCENARIOS], ids=scenario_id)
+def _runs(scenario) -> list:
+    """The scenario on each runner: on streaming, slow unless it is a smoke scenario."""
+    runs = []
+    for runner in RUNNERS + STREAMING_RUNNERS:
+        marks = _known_issue(scenario)
+        if runner in STREAMING_RUNNERS:
+            marks.append(
+                pytest.mark.smoke if scenario["name"] in STREAMING_SMOKE else pytest.mark.slow
+            )
+        runs.append(
+            pytest.param(scenario, runner, marks=marks, id=f"{scenario_id(scenario)}-{runner}")
+        )
+    return runs
+
+
+@pytest.mark.parametrize("scenario, runner_name", [run for s in SCENARIOS for run in _runs(s)])
 def test_scenario(scenario, runner_name, request):
     if needs_spark(runner_name):
         request.getfixturevalue("spark")
@@ -90,3 +113,7 @@ def test_a_source_read_from_a_file_gives_the_same_panes(scenario, partitions, sp
     from panes.runners.spark import SparkRunner
 
     check(scenario, run_scenario(scenario, SparkRunner(partitions=partitions), from_file=tmp_path))
+
+
+def test_the_streaming_smoke_scenarios_exist():
+    assert STREAMING_SMOKE <= {s["name"] for s in SCENARIOS}

@@ -1,24 +1,32 @@
 """What panes keeps beside Spark's checkpoint: the pipeline's structure, to refuse a restart
-with another pipeline, and one commit record per micro-batch whose outputs are published.
+with another pipeline, the layout of its state, and one commit record per micro-batch whose
+outputs are published.
 
 Spark's checkpoint holds the sources' offsets and the groupings' state; its commit log says
 which micro-batches finished. panes' commit records are written by the sink step of a
 micro-batch once its outputs are in place, so a micro-batch Spark replays after a crash finds
-its record and is not published twice; the records also carry each micro-batch's metrics, so
-metrics count committed micro-batches only, across restarts.
+its record and is not published twice; each record carries the metrics of every committed
+micro-batch so far, so metrics count committed micro-batches only, across restarts. Everything
+goes through Hadoop's ``FileSystem`` (``panes.runners.spark.hadoop``): a checkpoint may be on
+any file system Spark's own checkpoint may be on.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import pickle
+import posixpath
 
 from panes.errors import PipelineConstructionError
 from panes.ir.codec import encode
 from panes.ir.windowing import WindowingStrategy
 from panes.metrics import MetricsContainer
 from panes.runners.keyed import is_keyed
+
+# Commit records kept behind the newest: Spark replays at most the micro-batch after its last
+# commit, so older records are never read again (Spark keeps 100 of its own log entries).
+RETAINED_RECORDS = 100
+_RECORD_SUFFIX = ".metrics"
 
 
 def structure(ir) -> dict:
@@ -45,77 +53,167 @@ def _without_code(encoded):
 
 
 def changes(before: dict, after: dict) -> list:
-    """Sentences naming what differs between two structures."""
-    found = [f"transform '{node}' was removed" for node in before if node not in after]
-    found += [f"transform '{node}' was added" for node in after if node not in before]
+    """Sentences naming what differs between two structures: transforms renamed (one of the
+    same shape — kind, outputs, windowing and what feeds it — under another label), removed or
+    added, and the kind, inputs, outputs or windowing of a transform kept."""
+    renamed = _renamed(before, after)
+    found = [f"transform '{old}' was renamed to '{new}'" for old, new in renamed.items()]
+    found += [f"transform '{node}' was removed" for node in before.keys() - after - renamed.keys()]
+    found += [
+        f"transform '{node}' was added" for node in after.keys() - before - set(renamed.values())
+    ]
+    fed_before, fed_after = _feeds(before, renamed), _feeds(after, {})
+    for node in before.keys() & after.keys():
+        old, new = before[node], after[node]
+        found += [
+            f"the {name} of '{node}' changed"
+            for name, differs in (
+                ("kind", old["kind"] != new["kind"]),
+                ("inputs", fed_before[node] != fed_after[node]),
+                ("outputs", sorted(old["outputs"]) != sorted(new["outputs"])),
+            )
+            if differs
+        ]
+        if old.get("windowing") != new.get("windowing"):
+            found.append(
+                f"the windowing of '{node}' changed "
+                f"({', '.join(_differing(old.get('windowing'), new.get('windowing')))})"
+            )
+    return sorted(found)
+
+
+def _differing(before, after) -> list:
+    """The fields of a windowing strategy that differ."""
+    before, after = before or {}, after or {}
+    return sorted(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
+
+
+def _feeds(described: dict, renamed: dict) -> dict:
+    """Each transform's inputs as ``(producer, output tag)``, producers under ``renamed``
+    labels."""
+    producers = {
+        collection: (renamed.get(node, node), tag)
+        for node, entry in described.items()
+        for tag, collection in entry["outputs"].items()
+    }
+    return {
+        node: [producers.get(collection, (collection, None)) for collection in entry["inputs"]]
+        for node, entry in described.items()
+    }
+
+
+def _renamed(before: dict, after: dict) -> dict:
+    """Old label -> new label of the transforms that changed label only."""
+    shapes_before, shapes_after = _shapes(before), _shapes(after)
+    added = [node for node in after if node not in before]
+    renamed: dict = {}
     for node in before:
-        if node in after and before[node] != after[node]:
-            fields = [
-                name
-                for name in ("kind", "inputs", "outputs", "windowing")
-                if before[node].get(name) != after[node].get(name)
-            ]
-            found.append(f"the {' and '.join(fields)} of '{node}' changed")
-    return found
+        if node not in after:
+            match = next(
+                (
+                    new
+                    for new in added
+                    if shapes_after[new] == shapes_before[node] and new not in renamed.values()
+                ),
+                None,
+            )
+            if match is not None:
+                renamed[node] = match
+    return renamed
+
+
+def _shapes(described: dict) -> dict:
+    """Each transform's shape: what it is and what feeds it, labels left out."""
+    producers = {
+        collection: (node, tag)
+        for node, entry in described.items()
+        for tag, collection in entry["outputs"].items()
+    }
+    shapes: dict = {}
+
+    def shape(node):
+        if node not in shapes:
+            entry = described[node]
+            shapes[node] = (
+                entry["kind"],
+                tuple(sorted(entry["outputs"])),
+                json.dumps(entry.get("windowing"), sort_keys=True),
+                tuple(
+                    (shape(producers[pc][0]), producers[pc][1]) if pc in producers else pc
+                    for pc in entry["inputs"]
+                ),
+            )
+        return shapes[node]
+
+    for node in described:
+        shape(node)
+    return shapes
 
 
 class CheckpointStore:
-    """panes' part of a checkpoint directory (a local path)."""
+    """panes' part of a checkpoint directory, through ``fs`` (``HadoopFileSystems``)."""
 
-    def __init__(self, location: str):
-        self.root = os.path.join(location, "panes")
-        self.commits = os.path.join(self.root, "commits")
-        os.makedirs(self.commits, exist_ok=True)
+    def __init__(self, fs, location: str):
+        self.fs = fs
+        self.root = posixpath.join(location, "panes")
+        self.commits = posixpath.join(self.root, "commits")
 
     def check_structure(self, ir) -> None:
         """Records the pipeline's structure on the first run; refuses a different one later."""
-        path = os.path.join(self.root, "pipeline.json")
+        path = posixpath.join(self.root, "pipeline.json")
         current = structure(ir)
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as stored:
-                found = changes(json.load(stored), current)
+        if self.fs.exists(path):
+            found = changes(json.loads(self.fs.read(path)), current)
             if found:
                 raise PipelineConstructionError(
-                    f"the checkpoint at {os.path.dirname(self.root)} belongs to a pipeline of "
+                    f"the checkpoint at {posixpath.dirname(self.root)} belongs to a pipeline of "
                     f"another structure: {'; '.join(found)}. Restart from a new "
                     f"--checkpoint_location, or undo the change"
                 )
             return
-        _write_atomically(path, json.dumps(current, indent=1, sort_keys=True).encode())
+        self._write(path, json.dumps(current, indent=1, sort_keys=True).encode())
 
-    def key_buckets(self, default: int) -> int:
-        """How many buckets the groupings' keys fall into: ``default`` on the first run, what
-        the first run chose afterwards (the state is laid out by it)."""
-        path = os.path.join(self.root, "layout.json")
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as stored:
-                return json.load(stored)["key_buckets"]
-        _write_atomically(path, json.dumps({"key_buckets": default}).encode())
-        return default
+    def layout(self, partitions: int, buckets_per_partition: int) -> tuple:
+        """``(state partitions, key buckets)``: from ``partitions`` on the first run, what the
+        first run chose afterwards (Spark keeps the state in that many partitions, and panes
+        lays keys out in that many buckets)."""
+        path = posixpath.join(self.root, "layout.json")
+        if self.fs.exists(path):
+            stored = json.loads(self.fs.read(path))
+            return stored["state_partitions"], stored["key_buckets"]
+        chosen = {"state_partitions": partitions, "key_buckets": partitions * buckets_per_partition}
+        self._write(path, json.dumps(chosen).encode())
+        return chosen["state_partitions"], chosen["key_buckets"]
 
     def is_committed(self, batch_id: int) -> bool:
-        return os.path.exists(self._commit_path(batch_id))
+        return self.fs.exists(self._record(batch_id))
 
     def commit(self, batch_id: int, metrics: MetricsContainer) -> None:
-        _write_atomically(self._commit_path(batch_id), pickle.dumps(metrics))
+        """Records ``batch_id`` as published, with the metrics of every micro-batch so far."""
+        self._write(self._record(batch_id), pickle.dumps(metrics))
+        stale = self._record(batch_id - RETAINED_RECORDS)
+        if batch_id >= RETAINED_RECORDS and self.fs.exists(stale):
+            self.fs.delete([stale])
 
     def metrics(self) -> MetricsContainer:
-        """The metrics of every committed micro-batch."""
-        total = MetricsContainer()
-        for name in sorted(os.listdir(self.commits)):
-            if name.endswith(".metrics"):
-                with open(os.path.join(self.commits, name), "rb") as record:
-                    total.merge(pickle.load(record))
-        return total
+        """The metrics of every committed micro-batch: those of the newest record."""
+        if not self.fs.exists(self.commits):
+            return MetricsContainer()
+        records = [
+            name for name in self.fs.list_directory(self.commits) if name.endswith(_RECORD_SUFFIX)
+        ]
+        if not records:
+            return MetricsContainer()
+        return pickle.loads(self.fs.read(posixpath.join(self.commits, max(records))))
 
-    def _commit_path(self, batch_id: int) -> str:
-        return os.path.join(self.commits, f"{batch_id:012d}.metrics")
+    def _record(self, batch_id: int) -> str:
+        return posixpath.join(self.commits, f"{batch_id:012d}{_RECORD_SUFFIX}")
 
-
-def _write_atomically(path: str, data: bytes) -> None:
-    temporary = f"{path}.tmp"
-    with open(temporary, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, path)
+    def _write(self, path: str, data: bytes) -> None:
+        """Writes ``path`` whole or not at all: a temporary file renamed into place."""
+        temporary = f"{path}.tmp"
+        with self.fs.create(temporary) as out:
+            out.write(data)
+        if self.fs.exists(path):
+            self.fs.delete([path])
+        self.fs.rename([temporary], [path])

@@ -8,14 +8,11 @@ batch Spark runner; user metrics leave the task as one row routed to ``metrics``
 
 from __future__ import annotations
 
-import pickle
-
 import pyarrow as pa
 
 from panes.errors import UserCodeError
 from panes.ir import from_json
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
-from panes.runners.fusion import Chunk
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import TICK, Outbox, metrics_columns
@@ -88,19 +85,3 @@ def ingest(ir_json: str, decode, buckets: int, tail_ids=frozenset()):
 def _batch(columns: dict, watermark) -> pa.RecordBatch:
     count = len(columns["route"])
     return pa.RecordBatch.from_pydict({**columns, "wm": [watermark] * count}, schema=INGEST_SCHEMA)
-
-
-def event_log_decoder(outputs: dict):
-    """Decodes ``event_reader`` rows: ``outputs`` maps a source node to its output collection."""
-
-    def decode(batch, task):
-        columns = batch.to_pydict()
-        pushes = [
-            (outputs[source], Chunk(*zip(*pickle.loads(data))))
-            for source, data in zip(columns["source"], columns["data"])
-            if data is not None
-        ]
-        watermarks = columns["wm"]
-        return pushes, max(watermarks) if watermarks else None
-
-    return decode

@@ -232,6 +232,8 @@ class Operator(StatefulProcessor):
     def _emit(self, grouping, first, emissions) -> None:
         """A key's outputs, ``(step, tag, WindowedValue)`` in canonical order, through the
         transforms after the node."""
+        if not emissions:
+            return
         router = self.router
         router.start_bundle()
         last_step = None
@@ -241,7 +243,7 @@ class Operator(StatefulProcessor):
                 if emitted_tag != tag:
                     continue
                 index = index + 1 if step == step_of else 0
-                step_of = last_step = step
+                step_of = step
                 positions.append(grouped(step, first, index))
                 values.append(wv)
             if values and output is not None:

@@ -1,31 +1,61 @@
 """Progress of a streaming pipeline, one line per micro-batch through Python logging at INFO
 (logger ``panes.streaming``): rows read and their rate, Spark's watermark, rows in the state
-store, outputs published and how long the micro-batch took."""
+store, outputs published and how long the micro-batch took.
+
+The lines come from a driver thread that reads the query's progress, not from a Spark
+``StreamingQueryListener``: Spark calls a listener from the JVM whenever it likes, also while
+(or after) the Python driver exits, which then fails with a trace on the console."""
 
 from __future__ import annotations
 
 import logging
-
-from pyspark.sql.streaming import StreamingQueryListener
+import threading
 
 log = logging.getLogger("panes.streaming")
+POLL_SECONDS = 0.5
 
 
-class ProgressLogger(StreamingQueryListener):
-    """Logs the progress of the query named ``name``; ``published(batch id)`` gives how many
-    outputs a micro-batch published."""
+class ProgressLogger:
+    """Logs the progress of ``query`` (named ``name``) until ``stop``; ``published(batch id)``
+    gives how many outputs a micro-batch published."""
 
-    def __init__(self, name: str, published):
-        self.name, self.published = name, published
+    def __init__(self, query, name: str, published):
+        self.query, self.name, self.published = query, name, published
+        self._logged = -1  # the last micro-batch logged
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"panes progress {name}")
+        self._thread.daemon = True
 
-    def onQueryStarted(self, event) -> None:
-        if event.name == self.name:
-            log.info("panes: streaming pipeline '%s' started (query %s)", self.name, event.id)
+    def start(self) -> None:
+        log.info("panes: streaming pipeline '%s' started (query %s)", self.name, self.query.id)
+        self._thread.start()
 
-    def onQueryProgress(self, event) -> None:
-        progress = event.progress
-        if progress.name != self.name:
-            return
+    def stop(self, exception=None) -> None:
+        """Logs what is left and the query's end."""
+        self._stopped.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+        self._log_new()
+        log.info(
+            "panes: streaming query %s ended%s",
+            self.query.id,
+            f" with {exception}" if exception else "",
+        )
+
+    def _run(self) -> None:
+        while not self._stopped.wait(POLL_SECONDS):
+            try:
+                self._log_new()
+            except Exception:  # the session is going away with the driver
+                return
+
+    def _log_new(self) -> None:
+        for progress in self.query.recentProgress:
+            if progress.batchId > self._logged:
+                self._logged = progress.batchId
+                self._log(progress)
+
+    def _log(self, progress) -> None:
         state_rows = sum(operator.numRowsTotal for operator in progress.stateOperators)
         log.info(
             "panes: '%s' micro-batch %d: %d rows in (%.1f rows/s), watermark %s, %d state "
@@ -38,14 +68,4 @@ class ProgressLogger(StreamingQueryListener):
             state_rows,
             self.published(progress.batchId),
             progress.batchDuration,
-        )
-
-    def onQueryIdle(self, event) -> None:
-        pass
-
-    def onQueryTerminated(self, event) -> None:
-        log.info(
-            "panes: streaming query %s ended%s",
-            event.id,
-            f" with {event.exception}" if event.exception else "",
         )

@@ -1,8 +1,10 @@
 """A running streaming pipeline, as Beam's ``PipelineResult`` presents one: its state,
-``wait_until_finish(duration)``, ``cancel()`` and the metrics of committed micro-batches."""
+``wait_until_finish(duration)``, ``cancel()`` and the metrics of committed micro-batches,
+while it runs and after."""
 
 from __future__ import annotations
 
+from panes.metrics import MetricResults
 from panes.runners.runner import PipelineResult, PipelineState
 from panes.runners.spark.errors import surfaced_errors
 
@@ -43,6 +45,10 @@ class StreamingPipelineResult(PipelineResult):
             self._finished()
         return self._state
 
+    def metrics(self) -> MetricResults:
+        """The metrics of the micro-batches committed so far (all of them once it ended)."""
+        return MetricResults(self.committer.metrics)
+
     def cancel(self) -> str:
         """Stops the query; outputs of committed micro-batches stay, the checkpoint is intact."""
         self.query.stop()
@@ -57,6 +63,5 @@ class StreamingPipelineResult(PipelineResult):
     def _end(self, state: str) -> None:
         if self._state == RUNNING:
             self._state = state
-            self._metrics = self.committer.metrics
             if self._on_end is not None:
-                self._on_end()
+                self._on_end(self.query.exception() if state == FAILED else None)

@@ -27,11 +27,14 @@ class Router:
         self.ir, self.exit, self.cell = ir, exit, cell
         self._pushes: dict = {}
         self.stages: list = []
+        self._in_bundle = False
 
     def push(self, pcollection_id: str, chunk: Chunk) -> None:
         self._entry(pcollection_id)(chunk)
 
     def start_bundle(self) -> None:
+        """Starts a bundle of every stage; one built during the bundle starts it when built."""
+        self._in_bundle = True
         for stage in self.stages:
             self.cell[1] = stage.label
             stage.start_bundle()
@@ -41,6 +44,7 @@ class Router:
         for stage in self.stages:
             self.cell[1] = stage.label
             stage.finish_bundle(lambda index: (step, FINISH, *bundle_id, index))
+        self._in_bundle = False
 
     def close(self) -> None:
         for stage in self.stages:
@@ -78,6 +82,8 @@ class Router:
             down = None
         self.cell[1] = node.id
         stage.open()
+        if self._in_bundle:
+            stage.start_bundle()
         self.stages.append(stage)
         return stage.bind(down, self.cell)
 

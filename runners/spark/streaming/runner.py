@@ -12,27 +12,50 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import shutil
+import posixpath
 import tempfile
 
 from panes.errors import PipelineConstructionError
 from panes.ir import to_json
+from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.session import get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
 from panes.runners.spark.streaming.clocks import BatchClocks, BatchTimeline, StaticTimeline
-from panes.runners.spark.streaming.event_reader import FORMAT, EventLogSource, reader_options
-from panes.runners.spark.streaming.ingest import INGEST_DDL, event_log_decoder, ingest
+from panes.runners.spark.streaming.event_log import (
+    event_log_decoder,
+    event_log_frame,
+    write_event_log,
+)
+from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
 from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.progress import ProgressLogger
 from panes.runners.spark.streaming.result import StreamingPipelineResult
 from panes.runners.spark.streaming.rows import ROW_SCHEMA
-from panes.runners.spark.streaming.sinks import FILE_SINKS, BatchCommitter, check_sinks
+from panes.runners.spark.streaming.sinks import (
+    FILE_SINKS,
+    BatchCommitter,
+    check_sinks,
+    file_outputs,
+)
 from panes.runners.spark.streaming.sources import is_unbounded, unbounded_decoder, unbounded_frame
 from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
 from panes.runners.spark.streaming.tail import layers
 
-log = logging.getLogger("panes.streaming")
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+# The session settings a streaming query of panes runs with (its own copy of the session's).
+QUERY_CONF = {
+    # transformWithState keeps its state in RocksDB only.
+    "spark.sql.streaming.stateStore.providerClass": (
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    ),
+    # A micro-batch commits a log of its state's changes, not a snapshot of the state: what
+    # Spark advises for RocksDB, snapshots being uploaded in the background.
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+    # Spark starts a Python daemon per environment its Python workers need, and marks the
+    # environment of some workers (not the stateful operators') by this setting: without it,
+    # the ingest stage and the groupings share one daemon and its warm workers.
+    "spark.sql.execution.pyspark.udf.simplifiedTraceback.enabled": "false",
+}
 AVAILABLE_NOW = "available_now"
 # Key buckets per partition of the state: Spark calls an operator once per bucket, so fewer
 # buckets mean fewer calls, and more mean smaller wake-up tables per bucket.
@@ -46,33 +69,38 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     _check_side_inputs(ir)
     static, unbounded = _sources(ir)
     first, tail, downstream = layers(ir)
-    location, temporary = _checkpoint_location(options, sinks)
-    store = CheckpointStore(location)
-    store.check_structure(ir)
+    location = _checkpoint_location(options, sinks)
     spark = get_session(options)
-    _configure(spark)
-    partitions = partitions or options.spark_partitions
-    buckets = store.key_buckets(
-        KEY_BUCKETS_PER_PARTITION
-        * int(partitions or spark.conf.get("spark.sql.shuffle.partitions"))
+    _configure(options)
+    fs = HadoopFileSystems(spark.sparkContext)
+    temporary = location is None
+    location = fs.qualified(location or _temporary_checkpoint())
+    store = CheckpointStore(fs, location)
+    store.check_structure(ir)
+    partitions, buckets = store.layout(
+        default_partitions(spark, partitions or options.spark_partitions),
+        KEY_BUCKETS_PER_PARTITION,
     )
     ir_json, tail_ids = to_json(ir, indent=None), frozenset(tail)
+
+    def ingested(frame, decoder):
+        return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
+
     if unbounded:
         frames = [
-            unbounded_frame(spark, node, options).mapInArrow(
-                ingest(ir_json, unbounded_decoder(node, node.outputs["main"]), buckets, tail_ids),
-                INGEST_DDL,
-            )
+            ingested(unbounded_frame(spark, node, options), unbounded_decoder(node))
             for node in unbounded
         ]
         clocks: dict = {label: BatchClocks() for label in first}
         timeline: BatchTimeline | StaticTimeline = BatchTimeline()
     else:
         inputs = StaticInputs(ir, static)
-        frames = [
-            _static_frame(spark, ir_json, inputs, node, ticks_per_batch, buckets, tail_ids)
-            for node in static
-        ]
+        events = posixpath.join(store.root, "events")
+        write_event_log(
+            fs, events, {node.id: inputs.bundles(node.id) for node in static}, inputs.end_tick
+        )
+        decoder = event_log_decoder({node.id: node.outputs["main"] for node in static})
+        frames = [ingested(event_log_frame(spark, events, ticks_per_batch), decoder)]
         clocks = {
             label: inputs.clocks_of(inputs.watermarks(ir.nodes[label].inputs[0])) for label in first
         }
@@ -92,9 +120,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
             Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime"
         )
     label = options.job_name or "panes"
-    committer = BatchCommitter(sinks, store, label)
-    listener = ProgressLogger(label, committer.published)
-    spark.streams.addListener(listener)
+    committer = BatchCommitter(sinks, file_outputs(ir, sinks, fs), store, fs, label)
     writer = (
         rows.writeStream.foreachBatch(committer)
         .queryName(label)
@@ -103,14 +129,16 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     trigger = _trigger(options, bounded=not unbounded)
     if trigger:
         writer = writer.trigger(**trigger)
-
-    def on_end():
-        spark.streams.removeListener(listener)
-        if temporary:
-            shutil.rmtree(location, ignore_errors=True)
-
-    with _shuffle_partitions(spark, partitions):
+    with _query_conf(spark, {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}):
         query = writer.start()
+    progress = ProgressLogger(query, label, committer.published)
+    progress.start()
+
+    def on_end(exception):
+        progress.stop(exception)
+        if temporary:
+            fs.delete([location])
+
     result = StreamingPipelineResult(query, committer, label, on_end=on_end)
     if not unbounded or options.trigger_interval == AVAILABLE_NOW:
         result.wait_until_finish()
@@ -142,10 +170,11 @@ def _sources(ir) -> tuple:
     return static, unbounded
 
 
-def _checkpoint_location(options, sinks) -> tuple:
-    """The checkpoint directory, and whether it is a temporary one panes removes at the end."""
+def _checkpoint_location(options, sinks):
+    """The checkpoint directory the options name, or None: a temporary one, which panes
+    removes at the end (a pipeline that writes files needs one that lasts)."""
     if options.checkpoint_location:
-        return options.checkpoint_location, False
+        return options.checkpoint_location
     files = [label for label, sink in sinks.items() if isinstance(sink, FILE_SINKS)]
     if files:
         raise PipelineConstructionError(
@@ -153,7 +182,22 @@ def _checkpoint_location(options, sinks) -> tuple:
             f"--checkpoint_location=<directory>: it is where Spark keeps the offsets and state "
             f"that let a restarted query write each output exactly once"
         )
-    return tempfile.mkdtemp(prefix="panes-checkpoint-"), True
+    return None
+
+
+def _temporary_checkpoint() -> str:
+    return tempfile.mkdtemp(prefix="panes-checkpoint-")
+
+
+def default_partitions(spark, chosen=None) -> int:
+    """The state partitions of a new checkpoint: ``chosen`` (``--spark_partitions``), else
+    ``spark.sql.shuffle.partitions`` where the user set it, else the session's parallelism
+    (``sc.defaultParallelism``: its cores) — not Spark's 200, each a state store instance that
+    every micro-batch opens and commits."""
+    if chosen:
+        return int(chosen)
+    user_set = spark.conf.getAll.get(SHUFFLE_PARTITIONS)
+    return int(user_set) if user_set else spark.sparkContext.defaultParallelism
 
 
 def _trigger(options, bounded: bool) -> dict:
@@ -170,28 +214,25 @@ def _trigger(options, bounded: bool) -> dict:
     return {"processingTime": str(interval)}
 
 
-def _configure(spark) -> None:
-    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-    spark.dataSource.register(EventLogSource)
+def _configure(options) -> None:
+    if options.spark_log_level is None:
+        # PySpark's gateway logs each call of foreachBatch at INFO, which a pipeline that
+        # logs its own progress at INFO would show.
+        logging.getLogger("py4j").setLevel(logging.WARNING)
 
 
 @contextlib.contextmanager
-def _shuffle_partitions(spark, partitions):
-    """The partitions of the query's state (fixed by its first run's checkpoint), set while
-    the query starts only, so the session's other work keeps its own."""
-    if not partitions:
-        yield
-        return
-    previous = spark.conf.get("spark.sql.shuffle.partitions")
-    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+def _query_conf(spark, settings: dict):
+    """``settings`` in the session's conf while the query starts: the query runs on a copy of
+    the session made then, and the session's other work keeps its own."""
+    previous = {name: spark.conf.getAll.get(name) for name in settings}
+    for name, value in settings.items():
+        spark.conf.set(name, value)
     try:
         yield
     finally:
-        spark.conf.set("spark.sql.shuffle.partitions", previous)
-
-
-def _static_frame(spark, ir_json, inputs, node, ticks_per_batch: int, buckets: int, tail_ids):
-    options = reader_options(node.id, inputs.bundles(node.id), inputs.end_tick, ticks_per_batch)
-    frame = spark.readStream.format(FORMAT).options(**options).load()
-    decoder = event_log_decoder({node.id: node.outputs["main"]})
-    return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
+        for name, value in previous.items():
+            if value is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, value)

@@ -1,34 +1,66 @@
 """The end of the streaming query: ``foreachBatch`` publishes each micro-batch's outputs once.
 
-One pass over the micro-batch's rows writes every file sink's records, by the executors that
-hold them, into staging files named by micro-batch and partition, and brings back only what is
-small by design: captured values (tests) and metrics. The driver then publishes the staged
-files under their final names (any files a crashed attempt of the same micro-batch left are
-replaced), and records the micro-batch as committed with its metrics
-(``checkpoint.CheckpointStore``). A micro-batch Spark replays after a crash redoes exactly
-this; one already committed is skipped.
+Each file sink's records of a micro-batch are written by the executors that hold them, with
+Spark's own writer (``file_writes``' rows: lines, or Arrow batches for Parquet) under Spark's
+commit protocol, into a temporary directory beside the sink's prefix; the driver then publishes
+them through Hadoop's ``FileSystem`` as a batch write publishes its shards (``panes.io.commit``):
+any shard of the same micro-batch that a crashed attempt left is removed, the new ones take
+their final names ``<prefix>-<micro-batch>-<partition><suffix>``, and the marker
+``<prefix>-<micro-batch>.SUCCESS`` comes last. So any Hadoop file system works, and a
+micro-batch's output is never two attempts mixed. Only what is small by design comes back to
+the driver: captured values (tests) and metrics. Last, the micro-batch is recorded as committed
+(``checkpoint.CheckpointStore``): a micro-batch Spark replays after a crash is skipped if it
+was, and redone whole otherwise.
 """
 
 from __future__ import annotations
 
-import glob
+import dataclasses
 import logging
-import os
-import shutil
+import re
+
+from pyspark.sql import functions as F
 
 from panes.compiler.lift import lift
-from panes.errors import PipelineConstructionError, UserCodeError
+from panes.errors import PipelineConstructionError
 from panes.io.capture import CaptureSink
+from panes.io.commit import write_and_publish
 from panes.io.parquet import ParquetSink
 from panes.io.text import TextSink
 from panes.metrics import MetricsContainer
+from panes.runners.fusion import CHUNK
 from panes.runners.runner import Captured
 from panes.runners.spark.collection import positioned
 from panes.runners.spark.errors import worker_generator
-from panes.runners.spark.streaming.rows import METRICS, TICK, load
+from panes.runners.spark.file_writes import form_for, part_files
+from panes.runners.spark.streaming.rows import METRICS, load
 
 log = logging.getLogger("panes.streaming")
 FILE_SINKS = (TextSink, ParquetSink)
+SCHEMA_SAMPLE = 1000  # records per partition a Parquet schema is inferred from
+
+
+@dataclasses.dataclass(frozen=True)
+class FileOutput:
+    """A file sink of the pipeline: its IR form, its sink, and its prefix as Hadoop names it
+    (a relative path made absolute against the driver's working directory)."""
+
+    ir_sink: object
+    sink: TextSink | ParquetSink
+    prefix: str
+
+    def batch_prefix(self, batch_id: int) -> str:
+        return f"{self.prefix}-{batch_id:08d}"
+
+    def shard_name(self, batch_id: int, partition: int) -> str:
+        return f"{self.batch_prefix(batch_id)}-{partition:05d}{self.sink.file_name_suffix}"
+
+    def shard_regex(self, batch_id: int) -> re.Pattern:
+        """Matches the base name of any shard of micro-batch ``batch_id``."""
+        name = self.batch_prefix(batch_id).rsplit("/", 1)[-1]
+        return re.compile(
+            re.escape(f"{name}-") + r"\d{5}" + re.escape(self.sink.file_name_suffix) + r"\Z"
+        )
 
 
 def check_sinks(ir) -> dict:
@@ -47,20 +79,23 @@ def check_sinks(ir) -> dict:
     return sinks
 
 
-def staging_directory(sink) -> str:
-    prefix = os.path.abspath(sink.file_path_prefix)
-    return os.path.join(os.path.dirname(prefix), f".panes-staging-{os.path.basename(prefix)}")
-
-
-def final_name(sink, batch_id: int, partition: int) -> str:
-    return f"{sink.file_path_prefix}-{batch_id:08d}-{partition:05d}{sink.file_name_suffix}"
+def file_outputs(ir, sinks: dict, fs) -> dict:
+    """Node id -> ``FileOutput`` of each file sink, its prefix qualified by ``fs``."""
+    return {
+        label: FileOutput(
+            ir.nodes[label].payload["sink"], sink, fs.qualified(sink.file_path_prefix)
+        )
+        for label, sink in sinks.items()
+        if isinstance(sink, FILE_SINKS)
+    }
 
 
 class BatchCommitter:
     """The ``foreachBatch`` function; keeps the run's captured values and metrics."""
 
-    def __init__(self, sinks: dict, store, label: str):
-        self.sinks, self.store, self.label = sinks, store, label
+    def __init__(self, sinks: dict, files: dict, store, fs, label: str):
+        self.sinks, self.files, self.store, self.fs = sinks, files, store, fs
+        self.label = label
         self.captures: dict = {}
         self.metrics = store.metrics()
         self._published: dict = {}  # batch id -> outputs published (for progress)
@@ -74,26 +109,21 @@ class BatchCommitter:
             log.info("panes: micro-batch %d was published before a restart", batch_id)
             frame.write.format("noop").mode("overwrite").save()
             return
-        sinks = {label: sink for label, sink in self.sinks.items() if isinstance(sink, FILE_SINKS)}
-        staging = {label: staging_directory(sink) for label, sink in sinks.items()}
-        write = _partition_writer(sinks, staging, batch_id)
-        # A worker's UserCodeError stays encoded in the failure's text, for the query's end
-        # (result.wait_until_finish) to raise as itself.
-        results = frame.rdd.mapPartitionsWithIndex(worker_generator(write)).collect()
-        metrics, staged, published = MetricsContainer(), [], 0
-        captured: dict = {}
-        for kind, label, payload in results:
-            if kind == METRICS:
-                metrics.merge(payload)
-            elif kind == "staged":
-                staged.append((label, payload[:2]))
-                published += payload[2]
-            else:
-                captured.setdefault(label, []).extend(payload)
-                published += len(payload)
-        self._publish(batch_id, staged)
-        self.store.commit(batch_id, metrics)
-        self.metrics.merge(metrics)
+        if self.files:
+            frame.persist()  # the stateful stages run once, whatever each write reads
+        try:
+            metrics, captured = self._collect(frame)
+            published = sum(len(records) for records in captured.values())
+            for label, output in self.files.items():
+                published += self._write(frame, batch_id, label, output)
+        finally:
+            if self.files:
+                frame.unpersist()
+        total = MetricsContainer()  # a new one: the result may be reading the current one
+        total.merge(self.metrics)
+        total.merge(metrics)
+        self.store.commit(batch_id, total)
+        self.metrics = total
         for label, records in captured.items():
             batch = positioned(sorted(records, key=lambda r: r[0]))
             so_far = self.captures.setdefault(self.sinks[label].capture_id, Captured([], []))
@@ -101,56 +131,77 @@ class BatchCommitter:
             so_far.windowed_values.extend(batch.windowed_values)
         self._published[batch_id] = published
 
-    def _publish(self, batch_id: int, staged: list) -> None:
-        """Moves the staged files of ``batch_id`` under their final names, after removing any
-        that a crashed attempt of the same micro-batch published."""
-        for sink in self.sinks.values():
-            if isinstance(sink, FILE_SINKS):
-                for stale in glob.glob(
-                    f"{glob.escape(sink.file_path_prefix)}-{batch_id:08d}-*"
-                    f"{glob.escape(sink.file_name_suffix)}"
-                ):
-                    os.remove(stale)
-        for label, (partition, path) in staged:
-            sink = self.sinks[label]
-            os.makedirs(
-                os.path.dirname(os.path.abspath(final_name(sink, batch_id, partition))),
-                exist_ok=True,
-            )
-            os.replace(path, final_name(sink, batch_id, partition))
-        for sink in self.sinks.values():
-            if isinstance(sink, FILE_SINKS):
-                shutil.rmtree(
-                    os.path.join(staging_directory(sink), str(batch_id)), ignore_errors=True
-                )
-
-
-def _partition_writer(sinks: dict, staging: dict, batch_id: int):
-    """Runs on the executors: writes a partition's records of each file sink to one staging
-    file, and returns staged names, captured values and metrics."""
-
-    def write(partition, rows):
-        by_route: dict = {}
-        for row in rows:
+    def _collect(self, frame) -> tuple:
+        """The micro-batch's metrics and captured values: the rows routed to them, selected in
+        the JVM and brought to the driver (small by design)."""
+        small = [METRICS, *(label for label in self.sinks if label not in self.files)]
+        metrics, captured = MetricsContainer(), dict[str, list]()
+        for row in frame.where(F.col("route").isin(small)).select("route", "data").collect():
             if row.route == METRICS:
-                yield METRICS, None, load(row.data)
-            elif row.route != TICK:
-                by_route.setdefault(row.route, []).extend(load(row.data))
-        for label, records in by_route.items():
-            if label not in sinks:
-                yield "captured", label, records
-                continue
-            records.sort(key=lambda record: record[0])
-            path = os.path.join(
-                staging[label], str(batch_id), f"{label.replace('/', '_')}-{partition:05d}"
-            )
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            try:
-                sinks[label].write_shard(path, [wv.value for _, wv in records], label)
-            except UserCodeError:
-                raise
-            except Exception as error:
-                raise UserCodeError(label, None, error) from error
-            yield "staged", label, (partition, path, len(records))
+                metrics.merge(load(row.data))
+            else:
+                captured.setdefault(row.route, []).extend(load(row.data))
+        return metrics, captured
 
-    return write
+    def _write(self, frame, batch_id: int, label: str, output: FileOutput) -> int:
+        """Writes and publishes one file sink's records of the micro-batch; returns how many."""
+        spark = frame.sparkSession
+        rows = frame.where(F.col("route") == label).select("data").rdd
+        sink = output.sink
+        if isinstance(sink, ParquetSink) and sink.schema is None:
+            sink = dataclasses.replace(sink, schema=_inferred_schema(rows, sink, label))
+        written = spark.sparkContext.accumulator(0)
+
+        def write(temporary):
+            if isinstance(sink, ParquetSink) and sink.schema is None:
+                return []  # no records to infer a schema from: only the marker
+            form = form_for(output.ir_sink, sink, label)
+            shards = rows.mapPartitions(worker_generator(_shard_rows(form, written)))
+            form.save(spark.createDataFrame(shards, "row binary"), temporary)
+            if not written.value:
+                return []
+            return [
+                (path, output.shard_name(batch_id, partition))
+                for partition, path in sorted(part_files(self.fs, temporary).items())
+            ]
+
+        write_and_publish(
+            self.fs, output.batch_prefix(batch_id), output.shard_regex(batch_id), write
+        )
+        return written.value
+
+
+def _shard_rows(form, written):
+    """Runs on the executors: a partition's records of one sink, in position order, as the
+    rows of its shard (none for a partition without records)."""
+
+    def rows(partition):
+        records = [record for row in partition for record in load(row.data)]
+        if not records:
+            return
+        records.sort(key=lambda record: record[0])
+        written.add(len(records))
+        yield from form.first_rows()
+        values = [wv.value for _, wv in records]
+        for start in range(0, len(values), CHUNK):
+            yield form.row(values[start : start + CHUNK])
+
+    return rows
+
+
+def _inferred_schema(rows, sink: ParquetSink, label: str):
+    """The Parquet schema of a micro-batch's records, inferred on the executors from the
+    first records of the first partition that has any (a schema is small); None without
+    records."""
+
+    def sample(partition):
+        records = [record for row in partition for record in load(row.data)]
+        if records:
+            records.sort(key=lambda record: record[0])
+            values = [wv.value for _, wv in records[:SCHEMA_SAMPLE]]
+            yield sink.schema_for(label, values).serialize().to_pybytes()
+
+    import pyarrow as pa
+
+    schemas = rows.mapPartitions(worker_generator(sample)).take(1)
+    return pa.ipc.read_schema(pa.py_buffer(schemas[0])) if schemas else None

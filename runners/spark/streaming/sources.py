@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import datetime
 import os
+import posixpath
 
 from panes.compiler.lift import lift
 from panes.errors import PipelineConstructionError
 from panes.io.base import Read
 from panes.io.dataframe import DataFrameSource, ReadFromDataFrame
+from panes.io.filesystems import FileSystems
 from panes.io.parquet import ParquetSource
 from panes.io.text import TextSource
 from panes.runners.fusion import Chunk
+from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.timestamp import MIN_MICROS
 from panes.transforms.source_element import source_values
 from panes.watermark import watermark_for_max
@@ -68,7 +71,11 @@ def _file_stream(spark, label, source, options):
         raise PipelineConstructionError(
             f"'{label}': skip_header_lines is not supported on a watched directory"
         )
-    directory, pattern = os.path.split(os.path.abspath(os.path.expanduser(source.file_pattern)))
+    local = FileSystems.get_scheme(source.file_pattern) is None
+    qualified = HadoopFileSystems(spark.sparkContext).qualified(
+        os.path.expanduser(source.file_pattern) if local else source.file_pattern
+    )
+    directory, pattern = posixpath.split(qualified)
     reader = spark.readStream.option("pathGlobFilter", pattern or "*")
     if options.max_files_per_trigger:
         reader = reader.option("maxFilesPerTrigger", int(options.max_files_per_trigger))
@@ -85,10 +92,10 @@ def _file_stream(spark, label, source, options):
     return frame.select(*source.columns) if source.columns else frame
 
 
-def unbounded_decoder(node, pcollection_id: str):
-    """Decodes a micro-batch's rows of ``node`` into one chunk of elements and the watermark
-    column's value (see ``ingest.ingest``)."""
-    payload = lift(node.payload)
+def unbounded_decoder(node):
+    """Decodes a micro-batch's rows of ``node`` into one chunk of its elements and the
+    watermark column's value (see ``ingest.ingest``)."""
+    payload, pcollection_id = lift(node.payload), node.outputs["main"]
     label, timestamp_fn, strategy = node.id, payload["timestamp_fn"], payload["watermark"]
     text = isinstance(payload["source"], TextSource)
 

@@ -3,7 +3,7 @@ bounded source read on the driver — and the clocks they give the groupings the
 
 Their event logs are the direct runner's (``panes.runners.sources``), step for step. On Spark
 each step becomes a *tick* (its rank among all the sources' steps), and the sources deliver one
-tick per micro-batch (``event_reader``), so that Spark's watermark says which steps every
+tick per micro-batch (``event_log``), so that Spark's watermark says which steps every
 source has delivered.
 """
 

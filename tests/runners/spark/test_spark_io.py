@@ -29,16 +29,6 @@ def small_splits(spark):
         spark.conf.set(key, value)
 
 
-@pytest.fixture(scope="module")
-def hadoop_scheme(spark):
-    """``panesfs://cluster/<path>``: a scheme only Hadoop knows (its view file system, every
-    path falling back to the local one), so Spark's own readers read it, not Python."""
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
-    conf.set("fs.panesfs.impl", "org.apache.hadoop.fs.viewfs.ViewFileSystemOverloadScheme")
-    conf.set("fs.viewfs.mounttable.cluster.linkFallback", "file:///")
-    return lambda path: "panesfs://cluster" + str(path)
-
-
 @pytest.fixture(params=["local", "hadoop"])
 def files(request, tmp_path, spark):
     """Five CSV files with headers, named as a local path or as a Hadoop URI; the direct runner
@@ -49,7 +39,7 @@ def files(request, tmp_path, spark):
     local = str(tmp_path / "part-*.csv")
     if request.param == "local":
         return local, local
-    return request.getfixturevalue("hadoop_scheme")(local), local
+    return request.getfixturevalue("hadoop_uri")(local), local
 
 
 def read_and_group(runner, pattern, watermark):
@@ -88,13 +78,13 @@ def test_split_and_packed_files_give_the_direct_runners_records_and_panes(
 
 
 def test_an_undecodable_line_read_by_spark_names_its_file_and_split(
-    spark, small_splits, hadoop_scheme, tmp_path
+    spark, small_splits, hadoop_uri, tmp_path
 ):
     lines = [f"line {i}".encode() for i in range(40)]
     lines[30] = b"caf\xe9"
     (tmp_path / "latin1.txt").write_bytes(b"\n".join(lines) + b"\n")
     p = beam.Pipeline(runner="spark")
-    p | "ReadLogs" >> beam.io.ReadFromText(hadoop_scheme(tmp_path / "latin1.txt"))
+    p | "ReadLogs" >> beam.io.ReadFromText(hadoop_uri(tmp_path / "latin1.txt"))
     with pytest.raises(UserCodeError, match="ReadLogs") as caught:
         p.run()
     assert re.search(

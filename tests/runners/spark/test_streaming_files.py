@@ -1,8 +1,8 @@
 """Files arriving in a directory, read and written by a streaming pipeline: outputs are
 published exactly once per micro-batch, and a query stopped — gracefully, by a failing user
-function, or by SIGKILL of its driver, locally and on a standalone cluster — and restarted from
-its checkpoint ends with exactly the output of a run that was never interrupted and read the
-same micro-batches."""
+function, or by SIGKILL of its driver, locally and on a standalone cluster (there through a
+Hadoop scheme of its own) — and restarted from its checkpoint ends with exactly the output of
+a run that was never interrupted and read the same micro-batches."""
 
 import glob
 import json
@@ -23,6 +23,7 @@ from panes.errors import PipelineConstructionError, UserCodeError
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
+import hadoop_scheme  # noqa: E402
 import streaming_files_pipeline as files_pipeline  # noqa: E402
 
 FILES = 8
@@ -77,11 +78,14 @@ def reference(tmp_path: Path, bad_line_in=None, batches=None) -> Counter:
 def planned_batches(checkpoint: Path) -> list:
     """The input files (by index) each micro-batch of a query read, from its checkpoint. Spark's
     file source logs the files of a batch before the query plans it; a driver killed between
-    the two leaves files that a restarted driver's next micro-batch takes with its own."""
-    logged = {
-        int(path.name): [json.loads(line)["path"] for line in path.read_text().splitlines()[1:]]
-        for path in (checkpoint / "sources" / "0").glob("[0-9]*")
-    }
+    the two leaves files that a restarted driver's next micro-batch takes with its own. Every
+    10th entry of the source's log is a compaction (``9.compact``) holding all before it."""
+    logged: dict = {}
+    for path in (checkpoint / "sources" / "0").glob("[0-9]*"):
+        if path.name.removesuffix(".compact").isdigit():
+            for line in path.read_text().splitlines()[1:]:
+                entry = json.loads(line)
+                logged.setdefault(entry["batchId"], set()).add(entry["path"])
     batches, previous = [], -1
     for path in sorted((checkpoint / "offsets").glob("[0-9]*"), key=lambda p: int(p.name)):
         end = json.loads(path.read_text().splitlines()[-1])["logOffset"]
@@ -90,6 +94,28 @@ def planned_batches(checkpoint: Path) -> list:
         if files:
             batches.append(sorted(int(Path(file).stem[1:]) for file in files))
     return batches
+
+
+def test_planned_batches_reads_a_compacted_file_source_log(tmp_path):
+    """The log as Spark 4 writes it after 12 micro-batches of one file each, the first ten
+    compacted into ``9.compact``, and an offset log that took two files in its last batch."""
+    (tmp_path / "sources" / "0").mkdir(parents=True)
+    (tmp_path / "offsets").mkdir()
+
+    def entries(batches):
+        return "v1\n" + "".join(
+            json.dumps({"path": f"file:///in/f{b:02d}.csv", "timestamp": b, "batchId": b}) + "\n"
+            for b in batches
+        )
+
+    (tmp_path / "sources" / "0" / "9.compact").write_text(entries(range(10)))
+    for batch in (10, 11):
+        (tmp_path / "sources" / "0" / str(batch)).write_text(entries([batch]))
+    for batch, log_offset in enumerate([*range(10), 11]):
+        (tmp_path / "offsets" / str(batch)).write_text(
+            'v1\n{"batchWatermarkMs":0}\n' + json.dumps({"logOffset": log_offset}) + "\n"
+        )
+    assert planned_batches(tmp_path) == [[index] for index in range(10)] + [[10, 11]]
 
 
 @pytest.mark.slow
@@ -128,15 +154,17 @@ def test_a_failing_user_function_stops_the_query_and_a_fixed_restart_resumes(tmp
     assert outputs(tmp_path / "out" / "panes") == expected
 
 
-def _driver(tmp_path: Path, options: dict, env: dict) -> subprocess.Popen:
+def _driver(tmp_path: Path, options: dict, env: dict, place=str) -> subprocess.Popen:
+    """A driver process reading ``tmp_path/in`` and writing ``tmp_path/out/panes``, named by
+    ``place`` (a local path, or a URI of a Hadoop scheme)."""
     log = open(tmp_path / "driver.log", "ab")
     return subprocess.Popen(
         [
             sys.executable,
             str(HERE / "streaming_files_pipeline.py"),
             json.dumps(options),
-            str(tmp_path / "in"),
-            str(tmp_path / "out" / "panes"),
+            place(tmp_path / "in"),
+            place(tmp_path / "out" / "panes"),
         ],
         env=env,
         stdout=log,
@@ -156,19 +184,20 @@ def _planned(checkpoint: Path) -> int:
     return len(list((checkpoint / "offsets").glob("[0-9]*")))
 
 
-def kill_and_restart(tmp_path: Path, master: str, env: dict) -> None:
+def kill_and_restart(tmp_path: Path, master: str, env: dict, place=str, spark_conf=None) -> None:
     """Files arrive one by one while the driver is killed at several points — each a moment
     after it planned a micro-batch, so mostly while it runs — and restarted; a last run drains
     what is left. The output must be that of an uninterrupted run over the same micro-batches,
-    each file read once."""
+    each file read once. The drivers name the input, output and checkpoint by ``place``."""
     checkpoint = tmp_path / "checkpoint"
     options = {
-        "checkpoint_location": str(checkpoint),
+        "checkpoint_location": place(checkpoint),
         "spark_master": master,
         "spark_partitions": 2,
+        "spark_conf": spark_conf or {},
     }
     kill_after = {1: 0.5, 4: 2.0, 6: 4.0}  # file index -> seconds after a new micro-batch
-    driver = _driver(tmp_path, options, env)
+    driver = _driver(tmp_path, options, env, place)
     try:
         for index in range(FILES):
             planned = _planned(checkpoint)
@@ -179,13 +208,13 @@ def kill_and_restart(tmp_path: Path, master: str, env: dict) -> None:
                     time.sleep(0.2)
                 time.sleep(kill_after[index])
                 _kill(driver)
-                driver = _driver(tmp_path, options, env)
+                driver = _driver(tmp_path, options, env, place)
             else:
                 time.sleep(3)
     finally:
         _kill(driver)
     assert outputs(tmp_path / "out" / "panes"), "the killed drivers published nothing"
-    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"}, env)
+    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"}, env, place)
     assert drain.wait(timeout=600) == 0, (tmp_path / "driver.log").read_text()[-3000:]
     batches = planned_batches(checkpoint)
     assert sorted(index for batch in batches for index in batch) == list(range(FILES))
@@ -205,7 +234,11 @@ def test_sigkill_of_the_driver_loses_and_duplicates_nothing_locally(tmp_path, sp
 def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_a_standalone_cluster(
     tmp_path, spark, cluster
 ):
-    kill_and_restart(tmp_path, cluster.url, cluster.env)
+    """On the cluster the input, the outputs and the checkpoint are URIs of a Hadoop scheme,
+    which only Spark's readers and writers and panes' Hadoop calls can serve."""
+    kill_and_restart(
+        tmp_path, cluster.url, cluster.env, hadoop_scheme.uri, hadoop_scheme.SPARK_CONF
+    )
 
 
 @pytest.mark.slow

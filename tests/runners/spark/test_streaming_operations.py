@@ -1,9 +1,13 @@
-"""Operating an unbounded streaming pipeline: ``run()`` returns a running result whose
-``wait_until_finish(duration)`` waits at most that long, ``cancel()`` stops it with the
-published outputs and the metrics of committed micro-batches; sources are Spark's rate source
-through ``ReadFromSpark`` (Kafka likewise, where its connector is installed)."""
+"""Operating a streaming pipeline: ``run()`` returns a running result whose
+``wait_until_finish(duration)`` waits at most that long, whose metrics are those of the
+committed micro-batches while it runs and after, and ``cancel()`` stops it with the published
+outputs; sources are Spark's rate source through ``ReadFromSpark`` (Kafka likewise, where its
+connector is installed). A run prints its progress lines and nothing else, unless
+``--spark_log_level`` asks for Spark's own output."""
 
 import glob
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -58,11 +62,13 @@ def test_an_unbounded_pipeline_runs_until_cancelled(spark, tmp_path):
     deadline = time.time() + 240
     while not _published(tmp_path / "out" / "counts") and time.time() < deadline:
         time.sleep(2)
+    while_running = result.metrics().counter("rows")
+    assert while_running > 0  # the committed micro-batches' counts, read while it runs
     assert result.cancel() == "CANCELLED"
     assert result.state == "CANCELLED"
     counts = [int(count) for count in _published(tmp_path / "out" / "counts")]
     assert counts and all(0 < count <= 60 for count in counts)
-    assert result.metrics().counter("rows") >= sum(counts)
+    assert result.metrics().counter("rows") >= max(sum(counts), while_running)
 
 
 def test_kafka_is_read_through_sparks_connector(spark):
@@ -79,3 +85,50 @@ def test_kafka_is_read_through_sparks_connector(spark):
             "shows how to read Kafka with it"
         )
     pytest.skip("the Kafka connector is installed, but no broker runs here to read from")
+
+
+QUICK_START = """
+import logging
+import sys
+
+import panes as beam
+from panes.testing import TestStream
+from panes.window import FixedWindows, TimestampedValue
+
+logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+p = beam.Pipeline(options=beam.PipelineOptions(["--runner=spark", "--streaming", *sys.argv[1:]]))
+events = (
+    TestStream()
+    .add_elements([TimestampedValue(("a", 1), 1), TimestampedValue(("b", 2), 2)])
+    .advance_watermark_to_infinity()
+)
+p | events | beam.WindowInto(FixedWindows(10)) | beam.CombinePerKey(sum)
+p.run()
+"""
+
+
+def _quick_start(tmp_path, *flags):
+    script = tmp_path / "quick_start.py"
+    script.write_text(QUICK_START)
+    done = subprocess.run(
+        [sys.executable, str(script), *flags], capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_a_run_prints_its_progress_and_nothing_else(tmp_path):
+    printed = _quick_start(tmp_path).splitlines()
+    ours = [line for line in printed if line.startswith("panes.streaming: ")]
+    assert sum("micro-batch" in line for line in ours) >= 2
+    # Java's own note on the incubator module it loads is the only other line.
+    assert [line for line in printed if line not in ours] == [
+        "WARNING: Using incubator modules: jdk.incubator.vector"
+    ]
+
+
+@pytest.mark.slow
+def test_a_log_level_shows_what_pyspark_prints(tmp_path):
+    printed = _quick_start(tmp_path, "--spark_log_level=WARN")
+    assert "Streaming TransformWithStateInPandas Python worker" in printed
