@@ -167,6 +167,29 @@ def test_the_layer_check_finds_an_import_the_table_does_not_allow():
     ]
 
 
+def test_only_the_beam_runner_imports_apache_beam():
+    """The beam extra is optional: nothing but Beam's front door (``panes.runners.beam``)
+    needs Apache Beam."""
+    importers = sorted(
+        name
+        for name, path in MODULES.items()
+        if not name.startswith("panes.runners.beam")
+        and any(
+            top == "apache_beam"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for top in _top_modules(node)
+        )
+    )
+    assert importers == []
+
+
+def _top_modules(node) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name.split(".")[0] for alias in node.names]
+    return [node.module.split(".")[0]] if node.module and node.level == 0 else []
+
+
 def test_every_ir_node_kind_has_an_executor_on_the_direct_runner():
     from panes.ir.model import NODE_KINDS
     from panes.runners.direct.executors import EXECUTORS

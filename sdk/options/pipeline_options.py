@@ -406,49 +406,54 @@ class SparkRunnerOptions(PipelineOptions):
 
     @classmethod
     def _add_argparse_args(cls, parser):
-        parser.add_argument(
-            "--spark_master",
-            "--spark_master_url",
-            dest="spark_master",
-            default=None,
-            help="a Spark master URL (default: the active session, or local[*, 4]: "
-            "all cores, a failed task retried)",
-        )
-        parser.add_argument(
-            "--spark_partitions",
-            type=int,
-            default=None,
-            help="partitions of each source (default: Spark's parallelism)",
-        )
-        parser.add_argument(
-            "--spark_conf",
-            action=_KeyValueAction,
-            default=None,
-            help="a Spark setting name=value for a new session; repeatable",
-        )
+        add_spark_arguments(parser, ("--spark_master", "--spark_master_url"))
         parser.add_argument(
             "--spark_session",
             default=None,
             type=_not_a_flag,
             help="a SparkSession object, given in code only",
         )
-        parser.add_argument(
-            "--spark_log_level", default=None, help="the Spark log level (e.g. WARN, INFO)"
-        )
-        parser.add_argument(
-            "--checkpoint_location", default=None, help="a streaming job's checkpoint directory"
-        )
-        parser.add_argument(
-            "--trigger_interval",
-            default=None,
-            help="how often a streaming job starts a micro-batch",
-        )
-        parser.add_argument(
-            "--max_files_per_trigger",
-            type=int,
-            default=None,
-            help="files a watched directory hands to one streaming micro-batch",
-        )
+
+
+def add_spark_arguments(parser, master_flags=("--spark_master",)) -> None:
+    """The Spark runner's flags, on ``parser`` (panes' own, or Beam's when a Beam pipeline
+    runs on panes' runner, where Beam's job-server runner already has ``--spark_master_url``)."""
+    parser.add_argument(
+        *master_flags,
+        dest="spark_master",
+        default=None,
+        help="a Spark master URL (default: the active session, or local[*, 4]: "
+        "all cores, a failed task retried)",
+    )
+    parser.add_argument(
+        "--spark_partitions",
+        type=int,
+        default=None,
+        help="partitions of each source (default: Spark's parallelism)",
+    )
+    parser.add_argument(
+        "--spark_conf",
+        action=_KeyValueAction,
+        default=None,
+        help="a Spark setting name=value for a new session; repeatable",
+    )
+    parser.add_argument(
+        "--spark_log_level", default=None, help="the Spark log level (e.g. WARN, INFO)"
+    )
+    parser.add_argument(
+        "--checkpoint_location", default=None, help="a streaming job's checkpoint directory"
+    )
+    parser.add_argument(
+        "--trigger_interval",
+        default=None,
+        help="how often a streaming job starts a micro-batch",
+    )
+    parser.add_argument(
+        "--max_files_per_trigger",
+        type=int,
+        default=None,
+        help="files a watched directory hands to one streaming micro-batch",
+    )
 
 
 def _not_a_flag(value):
