@@ -11,9 +11,8 @@ from apache_beam.runners.common import DoFnSignature
 from apache_beam.transforms import core as beam_core
 
 from panes.ir.codec import lower_value
-from panes.ir.compile import SIDE_INPUT_MARK
 from panes.ir.data import Pickled
-from panes.ir.model import SideInput
+from panes.ir.model import SIDE_INPUT_MARK, SideInput
 from panes.ir.windowing import WindowingStrategy
 from panes.runners.beam import splittable, stateful
 from panes.runners.beam.dofns import BeamDoFn, FastBeamFn, ReifyWindows

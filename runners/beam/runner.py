@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from apache_beam.runners import runner as beam_runner
 
-from panes.ir.validate import validate
+from panes.compiler.validate import validate
 from panes.runners import create_runner
 from panes.runners.beam.options import panes_options
 from panes.runners.beam.result import PipelineResult, beam_errors

@@ -14,11 +14,11 @@ from apache_beam.testing.test_stream import TestStream  # noqa: E402
 from apache_beam.transforms import trigger, userstate, window  # noqa: E402
 from beam_reference import EveryTenSeconds  # noqa: E402
 
+from panes.compiler.lift import lift  # noqa: E402
 from panes.errors import PipelineConstructionError  # noqa: E402
 from panes.ir import io as ir_io  # noqa: E402
 from panes.ir import triggers as ir_triggers  # noqa: E402
 from panes.ir import windowing as ir  # noqa: E402
-from panes.ir.codec import lift  # noqa: E402
 from panes.runners.beam.translate import translate  # noqa: E402
 from panes.transforms.combinefn import SumFn  # noqa: E402
 from panes.utils.timestamp import MAX_TIMESTAMP  # noqa: E402
