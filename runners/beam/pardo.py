@@ -11,12 +11,17 @@ from apache_beam.runners.common import DoFnSignature
 from apache_beam.transforms import core as beam_core
 
 from panes.ir.codec import lower_value
-from panes.ir.data import Pickled
 from panes.ir.model import SIDE_INPUT_MARK, SideInput
 from panes.ir.windowing import WindowingStrategy
 from panes.runners.beam import splittable, stateful
 from panes.runners.beam.dofns import BeamDoFn, FastBeamFn, ReifyWindows
-from panes.runners.beam.translation import MAIN, Translation, main_input, output_tags
+from panes.runners.beam.translation import (
+    MAIN,
+    Translation,
+    main_input,
+    output_tags,
+    par_do_payload,
+)
 
 
 def translate_pardo(translation: Translation, applied) -> None:
@@ -75,13 +80,7 @@ def add_par_do(translation: Translation, applied, source: str, fn, args, kwargs,
         "par_do",
         (source,),
         {tags[tag]: (pcoll, strategy) for tag, pcoll in applied.outputs.items()},
-        {
-            "fn": Pickled.of(fn),
-            "args": args,
-            "kwargs": kwargs,
-            "main_tag": tags[None],
-            "output_tags": tuple(tag for beam_tag, tag in tags.items() if beam_tag is not None),
-        },
+        par_do_payload(fn, tags, args, kwargs),
         sides,
     )
     return ids

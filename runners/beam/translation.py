@@ -71,7 +71,7 @@ class Translation:
             "par_do",
             (source,),
             {MAIN: (pcoll, strategy or self.strategy(source))},
-            {"fn": Pickled.of(fn), "args": (), "kwargs": {}, "main_tag": MAIN, "output_tags": ()},
+            par_do_payload(fn),
         )[MAIN]
 
     def alias(self, pcoll, pcollection_id: str) -> None:
@@ -91,6 +91,21 @@ class Translation:
             self.pcollections,
             tuple(self.composites),
         )
+
+
+def par_do_payload(fn, tags=None, args=(), kwargs=None) -> dict:
+    """A stateless par_do's payload: the panes DoFn ``fn`` pickled, its arguments, and its
+    outputs' panes tags (``output_tags``' mapping; one main output without it)."""
+    tags = tags or {None: MAIN}
+    return {
+        "fn": Pickled.of(fn),
+        "args": args,
+        "kwargs": kwargs or {},
+        "main_tag": tags[None],
+        "output_tags": tuple(tag for beam_tag, tag in tags.items() if beam_tag is not None),
+        "state_specs": (),
+        "timer_specs": (),
+    }
 
 
 def downstream(strategy: WindowingStrategy) -> WindowingStrategy:
