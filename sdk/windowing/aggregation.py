@@ -6,6 +6,8 @@ buffer (``panes.windowing.evicting``) keeps.
 
 from __future__ import annotations
 
+import copy
+
 from panes.errors import UserCodeError
 
 
@@ -31,6 +33,10 @@ class BufferAggregation:
         return [value for accumulator in accumulators for value in accumulator]
 
     def extract(self, accumulator):
+        return list(accumulator)
+
+    def extract_kept(self, accumulator):
+        """A pane of a buffer that stays for later panes: ``extract`` copies already."""
         return list(accumulator)
 
     def extractor(self):
@@ -81,6 +87,12 @@ class CombineFnAggregation:
             return self.combine_fn.extract_output(accumulator)
         except Exception as error:
             raise self.extract_failed(accumulator, error) from error
+
+    def extract_kept(self, accumulator):
+        """A pane of an accumulator that stays for later panes (accumulating mode), extracted
+        from a copy: an output that is the accumulator, or part of it, is not changed by the
+        inputs added after it fired (as Beam's runners copy state on access)."""
+        return self.extract(copy.deepcopy(accumulator))
 
     def extractor(self):
         """``extract_output`` itself: the caller wraps failures with ``extract_failed``."""

@@ -546,7 +546,9 @@ class WindowingEngine:
         if not self._need_to_emit(window_state, pane):
             return
         window_state.pane = pane
-        value = self.contents.extract(window_state.contents)
+        kept = not (is_final or self.discarding)
+        extract = self.contents.extract_kept if kept else self.contents.extract
+        value = extract(window_state.contents)
         if self.evicting:
             window_state.size = len(window_state.contents)
         window_state.unfired = 0

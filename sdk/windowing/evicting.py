@@ -141,3 +141,7 @@ class EvictingAggregation:
         if self.evictor.evict_after:
             accumulator[:] = self.keep(accumulator)
         return output
+
+    def extract_kept(self, accumulator):
+        """An evicting pane is combined afresh from the buffer: nothing of it is kept."""
+        return self.extract(accumulator)

@@ -11,6 +11,7 @@ from apache_beam.transforms import window as beam_window
 from apache_beam.transforms.combiners import CountCombineFn, MeanCombineFn
 from apache_beam.transforms.timeutil import TimeDomain
 from apache_beam.utils.timestamp import Duration
+from combine_fns import combine_fns
 from harness import row
 from stateful_dofns import dofns
 
@@ -27,7 +28,12 @@ COMBINERS = {
     "earliest": beam_window.TimestampCombiner.OUTPUT_AT_EARLIEST,
     "latest": beam_window.TimestampCombiner.OUTPUT_AT_LATEST,
 }
-AGGREGATES = {"sum": sum, "count": CountCombineFn(), "mean": MeanCombineFn()}
+AGGREGATES = {
+    "sum": sum,
+    "count": CountCombineFn(),
+    "mean": MeanCombineFn(),
+    **combine_fns(beam),
+}
 STATEFUL = dofns(beam, userstate, TimeDomain)
 _collected: dict = {}
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import stateful_dofns
 import yaml
+from combine_fns import combine_fns
 from runners_under_test import pipeline
 from steps import step
 
@@ -107,7 +108,7 @@ def evaluate(expression):
 
 # -- scenarios ----------------------------------------------------------------------------------
 
-AGGREGATES = {"sum": sum, "count": CountFn(), "mean": MeanFn()}
+AGGREGATES = {"sum": sum, "count": CountFn(), "mean": MeanFn(), **combine_fns(beam)}
 
 
 def load_scenarios() -> list[dict]:
