@@ -26,13 +26,18 @@ def ir_round_trip(monkeypatch):
 
 @pytest.fixture(scope="session")
 def spark():
-    """The one SparkSession of the test process (local[2]); the Spark runner picks it up."""
+    """The one SparkSession of the test process (local[2]); the Spark runner picks it up.
+
+    Shuffles get 2 partitions, the cores — what a streaming query's state gets by default,
+    and what the batch runner uses: each state partition is a store every micro-batch opens
+    and commits, so more would slow each of the many streaming tests. Tests of partitioning
+    name their own counts (1 and 7 in the conformance suite)."""
     from panes.runners.spark.session import start_session
 
     session = start_session(
         "local[2]",
         "panes-tests",
-        {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"},
+        {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"},
     )
     yield session
     session.stop()
