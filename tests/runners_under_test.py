@@ -9,6 +9,8 @@ run on ``RUNNERS`` only.
 import os
 
 import panes as beam
+from panes.options.pipeline_options import StandardOptions
+from panes.runners.spark import SparkRunner
 
 ALL = os.environ.get("PANES_TEST_RUNNERS", "direct,spark,spark-streaming").split(",")
 STREAMING = "spark-streaming"
@@ -24,4 +26,16 @@ def pipeline(runner, **options) -> beam.Pipeline:
 
 
 def needs_spark(runner) -> bool:
-    return runner in ("spark", STREAMING)
+    return runner in ("spark", STREAMING) or isinstance(runner, StreamingRunner)
+
+
+class StreamingRunner:
+    """The Spark runner under ``--streaming`` delivering ``steps`` event-log steps per
+    micro-batch (``spark-streaming`` delivers one, as a user's run does)."""
+
+    def __init__(self, steps: int):
+        self.runner = SparkRunner(partitions=2, steps_per_micro_batch=steps)
+
+    def run_pipeline(self, ir, options):
+        options.view_as(StandardOptions).streaming = True
+        return self.runner.run_pipeline(ir, options)

@@ -7,7 +7,7 @@ bundled; they also run with each bundle reversed and split into one-element bund
 
 import pytest
 from harness import load_scenarios, run_scenario, scenario_id
-from runners_under_test import RUNNERS, STREAMING_RUNNERS, needs_spark
+from runners_under_test import RUNNERS, STREAMING_RUNNERS, StreamingRunner, needs_spark
 
 
 def _known_issue(scenario) -> list:
@@ -35,8 +35,10 @@ def check(scenario, outcome):
 
 
 # Every scenario's input is an event log (a TestStream, or a bounded source read under a
-# watermark strategy), which the streaming runner replays one step per micro-batch: a query
-# each, so the corpus runs on streaming in the full tier, and these in the fast one too.
+# watermark strategy), which the streaming runner replays a step per micro-batch by default: a
+# query each, so the corpus runs on streaming in the full tier, three steps per micro-batch
+# (tests/runners/spark/test_streaming_boundaries.py checks one step and all steps on the
+# hardest scenarios), and these in the fast tier, a step per micro-batch, as a user's run.
 STREAMING_SMOKE = {
     "early-and-late-firings",
     "sessions-late-merge",
@@ -61,11 +63,17 @@ def _runs(scenario) -> list:
     return runs
 
 
+FULL_TIER_STEPS_PER_MICRO_BATCH = 3
+
+
 @pytest.mark.parametrize("scenario, runner_name", [run for s in SCENARIOS for run in _runs(s)])
 def test_scenario(scenario, runner_name, request):
     if needs_spark(runner_name):
         request.getfixturevalue("spark")
-    check(scenario, run_scenario(scenario, runner_name))
+    runner = runner_name
+    if runner_name in STREAMING_RUNNERS and scenario["name"] not in STREAMING_SMOKE:
+        runner = StreamingRunner(FULL_TIER_STEPS_PER_MICRO_BATCH)
+    check(scenario, run_scenario(scenario, runner))
 
 
 @pytest.mark.parametrize(
