@@ -75,7 +75,10 @@ def _stateful_ir(cells: dict, timers: dict, label="Dedup"):
             return []
 
     Stateful.process.__signature__ = inspect.Signature(
-        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in ("self", "kv")]
+        [
+            inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for name in ("self", "kv")
+        ]
         + [
             inspect.Parameter(f"spec{index}", inspect.Parameter.KEYWORD_ONLY, default=param(spec))
             for index, (param, spec) in enumerate(
