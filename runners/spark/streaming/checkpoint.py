@@ -22,6 +22,7 @@ from panes.ir.codec import encode
 from panes.ir.windowing import WindowingStrategy
 from panes.metrics import MetricsContainer
 from panes.runners.keyed import is_keyed
+from panes.transforms.userstate import TimerSpec
 
 # Commit records kept behind the newest: Spark replays at most the micro-batch after its last
 # commit, so older records are never read again (Spark keeps 100 of its own log entries).
@@ -30,14 +31,22 @@ _RECORD_SUFFIX = ".metrics"
 
 
 def structure(ir) -> dict:
-    """What must not change across a restart: each node's kind, inputs and outputs, and the
-    windowing of each collection a keyed node reads (user code may change: that is a fix)."""
+    """What must not change across a restart: each node's kind, inputs and outputs, the
+    windowing of each collection a keyed node reads, and a stateful DoFn's state cells (name ->
+    kind) and timers (name -> time domain), which its keys' stored state holds (user code may
+    change: that is a fix)."""
     described = {}
     for node in ir.nodes.values():
         entry = {"kind": node.kind, "inputs": list(node.inputs), "outputs": dict(node.outputs)}
         if is_keyed(ir, node):
             windowing = ir.pcollections[node.inputs[0]].windowing
             entry["windowing"] = _without_code(encode(windowing, WindowingStrategy))
+        if ir.is_stateful(node):
+            entry["state"] = {spec.name: spec.kind for spec in node.payload["state_specs"]}
+            entry["timers"] = {
+                spec.name.removeprefix(TimerSpec.prefix): spec.time_domain
+                for spec in node.payload["timer_specs"]
+            }
         described[node.id] = entry
     return described
 
@@ -55,7 +64,8 @@ def _without_code(encoded):
 def changes(before: dict, after: dict) -> list:
     """Sentences naming what differs between two structures: transforms renamed (one of the
     same shape — kind, outputs, windowing and what feeds it — under another label), removed or
-    added, and the kind, inputs, outputs or windowing of a transform kept."""
+    added, and the kind, inputs, outputs, windowing, state cells or timers of a transform
+    kept."""
     renamed = _renamed(before, after)
     found = [f"transform '{old}' was renamed to '{new}'" for old, new in renamed.items()]
     found += [f"transform '{node}' was removed" for node in before.keys() - after - renamed.keys()]
@@ -79,6 +89,11 @@ def changes(before: dict, after: dict) -> list:
                 f"the windowing of '{node}' changed "
                 f"({', '.join(_differing(old.get('windowing'), new.get('windowing')))})"
             )
+        found += [
+            f"the {noun} of '{node}' changed ({', '.join(differences)})"
+            for noun, field in (("state cells", "state"), ("timers", "timers"))
+            if (differences := _spec_changes(old.get(field), new.get(field)))
+        ]
     return sorted(found)
 
 
@@ -86,6 +101,20 @@ def _differing(before, after) -> list:
     """The fields of a windowing strategy that differ."""
     before, after = before or {}, after or {}
     return sorted(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
+
+
+def _spec_changes(before, after) -> list:
+    """What differs between two ``name -> kind`` (or time domain) maps of a stateful DoFn."""
+    before, after = before or {}, after or {}
+    found = []
+    for name in sorted(before.keys() | after.keys()):
+        if name not in after:
+            found.append(f"'{name}' removed")
+        elif name not in before:
+            found.append(f"'{name}' added")
+        elif before[name] != after[name]:
+            found.append(f"'{name}' changed from {before[name]} to {after[name]}")
+    return found
 
 
 def _feeds(described: dict, renamed: dict) -> dict:
@@ -137,7 +166,10 @@ def _shapes(described: dict) -> dict:
             shapes[node] = (
                 entry["kind"],
                 tuple(sorted(entry["outputs"])),
-                json.dumps(entry.get("windowing"), sort_keys=True),
+                json.dumps(
+                    [entry.get(field) for field in ("windowing", "state", "timers")],
+                    sort_keys=True,
+                ),
                 tuple(
                     (shape(producers[pc][0]), producers[pc][1]) if pc in producers else pc
                     for pc in entry["inputs"]

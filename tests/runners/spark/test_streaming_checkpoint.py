@@ -3,6 +3,8 @@ restart with another pipeline is refused naming what changed (a fixed user funct
 change), the layout of its state, and one commit record per published micro-batch with the
 metrics so far, all through Hadoop's file system."""
 
+import inspect
+
 import pytest
 
 import panes as beam
@@ -14,6 +16,14 @@ from panes.runners.spark.streaming.checkpoint import (
     CheckpointStore,
     changes,
     structure,
+)
+from panes.transforms.timeutil import TimeDomain
+from panes.transforms.userstate import (
+    BagStateSpec,
+    ReadModifyWriteStateSpec,
+    SetStateSpec,
+    TimerSpec,
+    on_timer,
 )
 from panes.window import FixedWindows, Sessions
 
@@ -51,6 +61,63 @@ def test_a_renamed_transform_is_named_and_its_consumers_are_not_blamed():
     ]
     assert changes(structure(_ir(extra=True)), structure(_ir(extra=True, group="Gather"))) == [
         "transform 'Group' was renamed to 'Gather'"
+    ]
+
+
+def _stateful_ir(cells: dict, timers: dict, label="Dedup"):
+    """A pipeline whose stateful DoFn ``label`` has ``cells`` (name -> state spec class) and
+    ``timers`` (name -> time domain), each asked for by ``process``."""
+    specs = [kind(name) for name, kind in cells.items()]
+    timer_specs = [TimerSpec(name, domain) for name, domain in timers.items()]
+
+    class Stateful(beam.DoFn):
+        def process(self, kv, **specs):
+            return []
+
+    Stateful.process.__signature__ = inspect.Signature(
+        [
+            inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for name in ("self", "kv")
+        ]
+        + [
+            inspect.Parameter(f"spec{index}", inspect.Parameter.KEYWORD_ONLY, default=param(spec))
+            for index, (param, spec) in enumerate(
+                [(beam.DoFn.StateParam, spec) for spec in specs]
+                + [(beam.DoFn.TimerParam, spec) for spec in timer_specs]
+            )
+        ]
+    )
+    for spec in timer_specs:
+        callback = on_timer(spec)(lambda self: [])
+        callback.__name__ = f"on_{spec.name}"
+        setattr(Stateful, callback.__name__, callback)
+    p = beam.Pipeline()
+    p | beam.Create([("a", 1)]) | label >> beam.ParDo(Stateful())
+    return p.to_ir()
+
+
+DEDUP = {"seen": SetStateSpec, "last": ReadModifyWriteStateSpec}
+EXPIRY = {"expiry": TimeDomain.WATERMARK}
+
+
+def test_a_stateful_dofn_whose_state_cells_or_timers_changed_is_named():
+    before = structure(_stateful_ir(DEDUP, EXPIRY))
+    assert changes(before, structure(_stateful_ir(DEDUP, EXPIRY))) == []
+    assert changes(before, structure(_stateful_ir({"seen": SetStateSpec}, EXPIRY))) == [
+        "the state cells of 'Dedup' changed ('last' removed)"
+    ]
+    assert changes(before, structure(_stateful_ir({**DEDUP, "seen": BagStateSpec}, EXPIRY))) == [
+        "the state cells of 'Dedup' changed ('seen' changed from set to bag)"
+    ]
+    flush = {**EXPIRY, "flush": TimeDomain.REAL_TIME}
+    assert changes(before, structure(_stateful_ir(DEDUP, flush))) == [
+        "the timers of 'Dedup' changed ('flush' added)"
+    ]
+    assert changes(before, structure(_stateful_ir(DEDUP, {"expiry": TimeDomain.REAL_TIME}))) == [
+        "the timers of 'Dedup' changed ('expiry' changed from event_time to processing_time)"
+    ]
+    assert changes(before, structure(_stateful_ir(DEDUP, EXPIRY, label="Distinct"))) == [
+        "transform 'Dedup' was renamed to 'Distinct'"
     ]
 
 
