@@ -73,8 +73,14 @@ class Operator(StatefulProcessor):
         self.ir_json, self.stage = ir_json, stage
 
     def init(self, handle) -> None:
+        """Declares the state. The stage is built at its first call: Spark also calls ``init``
+        in a Python process of the driver at the query's start, to learn the state's schema,
+        and user code (whose modules the driver's process may not import) waits until then."""
         self.handle = handle
         self.state = handle.getValueState("bucket", BUCKET_STATE)
+        self.built = False
+
+    def _build(self) -> None:
         ir = from_json(self.ir_json)
         self.groupings = {
             label: _Keyed(ir, ir.nodes[label], clocks)
@@ -93,8 +99,11 @@ class Operator(StatefulProcessor):
                 return outbox.exit(node, chunk)
 
         self.router = Router(ir, exit, self.cell)
+        self.built = True
 
     def handleInputRows(self, key, rows, timerValues):
+        if not self.built:
+            self._build()
         route = key[0]
         if route in self.groupings:
             entries: dict = {}
@@ -111,6 +120,8 @@ class Operator(StatefulProcessor):
             yield from rows  # on its way on
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        if not self.built:
+            self._build()
         route, expired = key[0], expiredTimerInfo.getExpiryTimeInMs()
         if route == TAIL:
             yield from self._call(self._advance_tail, [], timerValues, expired)
@@ -120,6 +131,8 @@ class Operator(StatefulProcessor):
             )
 
     def close(self) -> None:
+        if not self.built:
+            return
         self.router.close()
         for grouping in self.groupings.values():
             grouping.node.close()
