@@ -11,19 +11,28 @@ from apache_beam.runners.common import DoFnSignature
 from apache_beam.transforms import core as beam_core
 
 from panes.ir.codec import lower_value
-from panes.ir.data import Pickled
 from panes.ir.model import SIDE_INPUT_MARK, SideInput
 from panes.ir.windowing import WindowingStrategy
 from panes.runners.beam import splittable, stateful
 from panes.runners.beam.dofns import BeamDoFn, FastBeamFn, ReifyWindows
-from panes.runners.beam.translation import MAIN, Translation, main_input, output_tags
+from panes.runners.beam.translation import (
+    MAIN,
+    Translation,
+    main_input,
+    output_tags,
+    par_do_payload,
+)
 
 
 def translate_pardo(translation: Translation, applied) -> None:
     dofn = applied.transform.fn
     signature = DoFnSignature(dofn)
     if signature.is_stateful_dofn():
-        return stateful.translate_stateful_pardo(translation, applied)
+        fn = stateful.translate_stateful_pardo(
+            applied, _input_pcoll(applied).windowing, output_tags(applied)
+        )
+        add_par_do(translation, applied, main_input(translation, applied), fn, (), {})
+        return
     if signature.is_splittable_dofn():
         split = splittable.split_restrictions(translation, applied)
         return add_beam_dofn(translation, applied, split, sized_restrictions=True)
@@ -75,13 +84,7 @@ def add_par_do(translation: Translation, applied, source: str, fn, args, kwargs,
         "par_do",
         (source,),
         {tags[tag]: (pcoll, strategy) for tag, pcoll in applied.outputs.items()},
-        {
-            "fn": Pickled.of(fn),
-            "args": args,
-            "kwargs": kwargs,
-            "main_tag": tags[None],
-            "output_tags": tuple(tag for beam_tag, tag in tags.items() if beam_tag is not None),
-        },
+        par_do_payload(fn, args, kwargs, tags),
         sides,
     )
     return ids

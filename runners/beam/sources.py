@@ -15,7 +15,7 @@ from panes.ir import io as ir_io
 from panes.ir.data import Pickled
 from panes.ir.windowing import WindowingStrategy
 from panes.runners.beam.dofns import ByTag, FastBeamFn
-from panes.runners.beam.translation import MAIN, Translation, output_tags
+from panes.runners.beam.translation import MAIN, Translation, output_tags, par_do_payload
 from panes.timestamp import MIN_MICROS, Timestamp
 from panes.window import TimestampedValue
 
@@ -119,13 +119,7 @@ def translate_test_stream(translation: Translation, applied) -> None:
         "par_do",
         (events_id,),
         {tags[tag]: (pcoll, WindowingStrategy()) for tag, pcoll in applied.outputs.items()},
-        {
-            "fn": Pickled.of(ByTag(tags)),
-            "args": (),
-            "kwargs": {},
-            "main_tag": tags[None],
-            "output_tags": tuple(tag for beam_tag, tag in tags.items() if beam_tag is not None),
-        },
+        par_do_payload(ByTag(tags), (), {}, tags),
     )
 
 

@@ -9,6 +9,7 @@ from panes.errors import PipelineConstructionError
 from panes.ir.data import Pickled
 from panes.ir.model import IR_VERSION, Node, PCollectionSpec, PipelineIR
 from panes.ir.windowing import WindowingStrategy
+from panes.transforms.core import stateful_payload
 from panes.windowing import trigger_kinds
 
 MAIN = "main"
@@ -71,7 +72,7 @@ class Translation:
             "par_do",
             (source,),
             {MAIN: (pcoll, strategy or self.strategy(source))},
-            {"fn": Pickled.of(fn), "args": (), "kwargs": {}, "main_tag": MAIN, "output_tags": ()},
+            par_do_payload(fn, (), {}, {None: MAIN}),
         )[MAIN]
 
     def alias(self, pcoll, pcollection_id: str) -> None:
@@ -91,6 +92,19 @@ class Translation:
             self.pcollections,
             tuple(self.composites),
         )
+
+
+def par_do_payload(fn, args, kwargs, tags: dict) -> dict:
+    """A par_do's payload: the panes DoFn ``fn`` with ``args`` and ``kwargs``, its outputs
+    ``tags`` (``output_tags``), and the state cells and timers of ``fn`` if it has any."""
+    return {
+        "fn": Pickled.of(fn),
+        "args": args,
+        "kwargs": kwargs,
+        "main_tag": tags[None],
+        "output_tags": tuple(tag for beam_tag, tag in tags.items() if beam_tag is not None),
+        **stateful_payload(fn),
+    }
 
 
 def downstream(strategy: WindowingStrategy) -> WindowingStrategy:
