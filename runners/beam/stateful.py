@@ -33,7 +33,6 @@ _KINDS = (
     (beam_userstate.ReadModifyWriteStateSpec, userstate.ReadModifyWriteStateSpec),
     (beam_userstate.BagStateSpec, userstate.BagStateSpec),
     (beam_userstate.SetStateSpec, userstate.SetStateSpec),
-    (beam_userstate.CombiningValueStateSpec, userstate.CombiningValueStateSpec),
     (beam_userstate.OrderedListStateSpec, userstate.OrderedListStateSpec),
 )
 # Beam's DoFn parameters that panes gives a stateful DoFn, by the argument of ``process`` or a
@@ -81,29 +80,28 @@ def translate_stateful_pardo(applied, windowing, tags: dict) -> BeamStatefulDoFn
 def stateful_dofn(label, dofn, args, kwargs, window_fn, lateness, tags) -> BeamStatefulDoFn:
     """A ``BeamStatefulDoFn`` of its own class, whose methods declare the state and timers of
     ``dofn`` (a Beam DoFn) as panes' parameters."""
-    beam_states, beam_timers = beam_userstate.get_dofn_specs(dofn)
-    states = {spec.name: _state_spec(spec, label) for spec in beam_states}
-    timers = {
-        spec.name: userstate.TimerSpec(spec.name[len(spec.prefix) :], _domain(spec))
-        for spec in beam_timers
-    }
-    specs = {
-        f"spec_{index}": spec for index, spec in enumerate([*states.values(), *timers.values()])
-    }
-    namespace = {
-        "process": _method("process", True, specs),
-        "params": {spec.name: param for param, spec in specs.items()},
-    }
-    for index, spec in enumerate(sorted(beam_timers, key=lambda spec: spec.name)):
-        callback = f"on_timer_{index}"
-        namespace[callback] = _method(spec._attached_callback.__name__, False, specs)
-        namespace[callback].__name__ = callback
-        userstate.on_timer(timers[spec.name])(namespace[callback])
-    cls = type(f"Beam{type(dofn).__name__}", (BeamStatefulDoFn,), namespace)
-    stateful = cls(label, dofn, args, kwargs, window_fn, lateness, tags)
-    for method in (dofn.process, *(spec._attached_callback for spec in beam_timers)):
+    states, timer_specs = beam_userstate.get_dofn_specs(dofn)
+    beam_states: list = sorted(states, key=_name)
+    beam_timers: list = sorted(timer_specs, key=_name)
+    callbacks = [spec._attached_callback for spec in beam_timers]
+    for method in (dofn.process, *callbacks):
         _refuse_unknown(label, dofn, method)
-    return stateful
+    timers = [
+        userstate.TimerSpec(spec.name[len(spec.prefix) :], _domain(spec)) for spec in beam_timers
+    ]
+    specs = [*(_state_spec(spec, label) for spec in beam_states), *timers]
+    params = {f"spec_{index}": spec for index, spec in enumerate(specs)}
+    namespace = {
+        "process": _method("process", True, params),
+        "params": {spec.name: param for param, spec in params.items()},
+    }
+    for index, (timer, callback) in enumerate(zip(timers, callbacks, strict=True)):
+        name = f"on_timer_{index}"
+        namespace[name] = _method(callback.__name__, False, params)
+        namespace[name].__name__ = name
+        userstate.on_timer(timer)(namespace[name])
+    cls = type(f"Beam{type(dofn).__name__}", (BeamStatefulDoFn,), namespace)
+    return cls(label, dofn, args, kwargs, window_fn, lateness, tags)
 
 
 class BeamStatefulDoFn(DoFn):
@@ -188,7 +186,7 @@ def _method(beam_name: str, is_process: bool, specs: dict):
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
     if is_process:
         parameters.append(inspect.Parameter("element", inspect.Parameter.POSITIONAL_ONLY))
-    params = dict(_PANES_PARAMS)
+    params: dict = dict(_PANES_PARAMS)
     if not is_process:
         params.pop("pane")
     for name, spec in specs.items():
@@ -201,22 +199,28 @@ def _method(beam_name: str, is_process: bool, specs: dict):
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
         for name, default in params.items()
     ]
-    method.__signature__ = inspect.Signature(parameters)
+    method.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     return method
 
 
-def _state_spec(spec, label: str):
+def _state_spec(spec, label: str) -> userstate.StateSpec:
+    """panes' spec of Beam's state ``spec``: its name and kind; a combining cell keeps Beam's
+    ``CombineFn``, which it calls as Beam does."""
+    if type(spec) is beam_userstate.CombiningValueStateSpec:
+        combining = userstate.CombiningValueStateSpec(spec.name, sum)
+        combining.combine_fn = spec.combine_fn  # type: ignore[assignment]
+        return combining
     for beam_kind, panes_kind in _KINDS:
         if type(spec) is beam_kind:
-            if panes_kind is userstate.CombiningValueStateSpec:
-                panes_spec = panes_kind(spec.name, sum)
-                panes_spec.combine_fn = spec.combine_fn  # Beam's CombineFn, called as Beam does
-                return panes_spec
             return panes_kind(spec.name)
     raise PipelineConstructionError(
         f"'{label}': panes has no state of Beam's kind {type(spec).__name__} ({spec.name!r}); "
         f"it keeps ReadModifyWrite, Bag, Set, CombiningValue and OrderedList state"
     )
+
+
+def _name(spec) -> str:
+    return spec.name
 
 
 def _domain(spec) -> str:
