@@ -90,7 +90,7 @@ def stateful_dofn(label, dofn, args, kwargs, window_fn, lateness, tags) -> BeamS
         userstate.TimerSpec(spec.name[len(spec.prefix) :], _domain(spec)) for spec in beam_timers
     ]
     specs = [*(_state_spec(spec, label) for spec in beam_states), *timers]
-    params = {f"spec_{index}": spec for index, spec in enumerate(specs)}
+    params: dict = {f"spec_{index}": spec for index, spec in enumerate(specs)}
     namespace = {
         "process": _method("process", True, params),
         "params": {spec.name: param for param, spec in params.items()},
