@@ -117,6 +117,7 @@ class BeamStatefulDoFn(DoFn):
         self.label, self.dofn, self.args, self.kwargs = label, dofn, tuple(args), dict(kwargs)
         self.window_fn, self.lateness, self.tags = window_fn, lateness, tags
         self._convert = converter(window_fn)
+        self._methods: dict = {}
 
     def __reduce__(self):
         return stateful_dofn, (
@@ -148,9 +149,9 @@ class BeamStatefulDoFn(DoFn):
     def invoke(self, method_name: str, positional, given: dict):
         """The outputs of the Beam DoFn's ``method_name``, called with ``positional`` and what
         its parameters ask for, made from ``given``."""
-        method = getattr(self.dofn, method_name)
+        method, asks = self._method(method_name)
         kwargs = dict(self.kwargs) if method_name == "process" else {}
-        for name, default in _defaults(method).items():
+        for name, default in asks:
             if default in _GIVEN:
                 kwargs[name] = _beam_value(_GIVEN[default], positional, given)
             elif isinstance(default, beam_core.DoFn.StateParam):
@@ -159,6 +160,14 @@ class BeamStatefulDoFn(DoFn):
                 timer = given[self.params[default.timer_spec.name]]
                 kwargs[name] = _BeamTimer(timer, given["window"], self.lateness)
         return self._outputs(method(*positional, **kwargs))
+
+    def _method(self, method_name: str) -> tuple:
+        """The Beam DoFn's method and the parameters it asks panes for, found once."""
+        found = self._methods.get(method_name)
+        if found is None:
+            method = getattr(self.dofn, method_name)
+            found = self._methods[method_name] = (method, tuple(_defaults(method).items()))
+        return found
 
     def _outputs(self, results) -> list:
         if results is None:
