@@ -206,7 +206,7 @@ def batches_with_a_deadline(p):
 
 @pytest.mark.slow
 def test_every_kind_of_state_under_an_event_time_timer(runner):
-    outputs = matches_beam(every_kind, runner, ["--streaming"])
+    outputs = matches_beam(every_kind, runner)
     assert ("a", 0.0, 9.999999, 7, [4, 7], [1], 5.5) in outputs
     assert ("a", 10.0, 19.999999, 2, [2, 9], [0, 2], 5.5) in outputs
 
@@ -219,7 +219,7 @@ def test_ordered_list_state(runner):
 
 @pytest.mark.slow
 def test_processing_time_and_dynamic_event_time_timers(runner):
-    outputs = matches_beam(debounce, runner, ["--streaming"])
+    outputs = matches_beam(debounce, runner)
     assert sorted(tag for kind, key, tag, _ in outputs if kind == "each") == [
         "tag-1",
         "tag-2",
@@ -231,7 +231,7 @@ def test_processing_time_and_dynamic_event_time_timers(runner):
 
 @pytest.mark.slow
 def test_group_into_batches_with_a_buffering_deadline(runner):
-    outputs = matches_beam(batches_with_a_deadline, runner, ["--streaming"])
+    outputs = matches_beam(batches_with_a_deadline, runner)
     # Beam's deadline is on the wall clock (time.time), which TestStream does not move.
     assert ("plain", "k", [4, 5, 6]) in outputs
     assert {sharded for sharded, *_ in outputs if sharded != "plain"} == {True}
