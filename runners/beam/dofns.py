@@ -30,7 +30,7 @@ from panes.runners.beam.values import (
 from panes.transforms.dofn import CallableWrapperDoFn, DoFn
 from panes.window import GLOBAL_WINDOW, PANE_NO_FIRING, windowed_value
 
-_SPECIAL = frozenset(
+BEAM_SPECIAL = frozenset(
     {beam_window.TimestampedValue, beam_wv.WindowedValue, beam_pvalue.TaggedOutput}
 )
 _MULTIMAP = common_urns.side_inputs.MULTIMAP.urn
@@ -70,19 +70,19 @@ def _converting(fn, mode: str, window_fn, checked: bool, has_args: bool):
     may not return a string, bytes or a dict, as Beam checks."""
     if mode == "filter":
         return fn
-    convert = _converter(window_fn)
+    convert = converter(window_fn)
     if mode == "map":
         if has_args:
 
             def call_with(value, *args, **kwargs):
                 out = fn(value, *args, **kwargs)
-                return convert(out) if type(out) in _SPECIAL else out
+                return convert(out) if type(out) in BEAM_SPECIAL else out
 
             return call_with
 
         def call(value):
             out = fn(value)
-            return convert(out) if type(out) in _SPECIAL else out
+            return convert(out) if type(out) in BEAM_SPECIAL else out
 
         return call
 
@@ -97,14 +97,14 @@ def _converting(fn, mode: str, window_fn, checked: bool, has_args: bool):
                     f"allowed. Please use list({items!r}) if you really want this behavior."
                 )
             items = list(items)
-        if _SPECIAL.isdisjoint(map(type, items)):
+        if BEAM_SPECIAL.isdisjoint(map(type, items)):
             return items
-        return [convert(item) if type(item) in _SPECIAL else item for item in items]
+        return [convert(item) if type(item) in BEAM_SPECIAL else item for item in items]
 
     return flat
 
 
-def _converter(window_fn):
+def converter(window_fn):
     """Converts Beam's special outputs: a ``TimestampedValue`` gets the windows ``window_fn``
     assigns at its timestamp (Beam's DoFnRunner reassigns them) and no pane."""
     is_global = window_fn is None or isinstance(window_fn, beam_window.GlobalWindows)
@@ -122,7 +122,7 @@ def _converter(window_fn):
         if kind is beam_wv.WindowedValue:
             return to_panes_windowed_value(item)
         return TaggedOutput(
-            item.tag, convert(item.value) if type(item.value) in _SPECIAL else item.value
+            item.tag, convert(item.value) if type(item.value) in BEAM_SPECIAL else item.value
         )
 
     return convert

@@ -28,7 +28,11 @@ def translate_pardo(translation: Translation, applied) -> None:
     dofn = applied.transform.fn
     signature = DoFnSignature(dofn)
     if signature.is_stateful_dofn():
-        return stateful.translate_stateful_pardo(translation, applied)
+        fn = stateful.translate_stateful_pardo(
+            applied, _input_pcoll(applied).windowing, output_tags(applied)
+        )
+        add_par_do(translation, applied, main_input(translation, applied), fn, (), {})
+        return
     if signature.is_splittable_dofn():
         split = splittable.split_restrictions(translation, applied)
         return add_beam_dofn(translation, applied, split, sized_restrictions=True)
@@ -80,7 +84,7 @@ def add_par_do(translation: Translation, applied, source: str, fn, args, kwargs,
         "par_do",
         (source,),
         {tags[tag]: (pcoll, strategy) for tag, pcoll in applied.outputs.items()},
-        par_do_payload(fn, tags, args, kwargs),
+        par_do_payload(fn, args, kwargs, tags),
         sides,
     )
     return ids

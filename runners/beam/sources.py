@@ -119,7 +119,7 @@ def translate_test_stream(translation: Translation, applied) -> None:
         "par_do",
         (events_id,),
         {tags[tag]: (pcoll, WindowingStrategy()) for tag, pcoll in applied.outputs.items()},
-        par_do_payload(ByTag(tags), tags),
+        par_do_payload(ByTag(tags), (), {}, tags),
     )
 
 

@@ -9,6 +9,7 @@ from panes.errors import PipelineConstructionError
 from panes.ir.data import Pickled
 from panes.ir.model import IR_VERSION, Node, PCollectionSpec, PipelineIR
 from panes.ir.windowing import WindowingStrategy
+from panes.transforms.core import stateful_payload
 from panes.windowing import trigger_kinds
 
 MAIN = "main"
@@ -71,7 +72,7 @@ class Translation:
             "par_do",
             (source,),
             {MAIN: (pcoll, strategy or self.strategy(source))},
-            par_do_payload(fn),
+            par_do_payload(fn, (), {}, {None: MAIN}),
         )[MAIN]
 
     def alias(self, pcoll, pcollection_id: str) -> None:
@@ -93,18 +94,16 @@ class Translation:
         )
 
 
-def par_do_payload(fn, tags=None, args=(), kwargs=None) -> dict:
-    """A stateless par_do's payload: the panes DoFn ``fn`` pickled, its arguments, and its
-    outputs' panes tags (``output_tags``' mapping; one main output without it)."""
-    tags = tags or {None: MAIN}
+def par_do_payload(fn, args, kwargs, tags: dict) -> dict:
+    """A par_do's payload: the panes DoFn ``fn`` with ``args`` and ``kwargs``, its outputs
+    ``tags`` (``output_tags``), and the state cells and timers of ``fn`` if it has any."""
     return {
         "fn": Pickled.of(fn),
         "args": args,
-        "kwargs": kwargs or {},
+        "kwargs": kwargs,
         "main_tag": tags[None],
         "output_tags": tuple(tag for beam_tag, tag in tags.items() if beam_tag is not None),
-        "state_specs": (),
-        "timer_specs": (),
+        **stateful_payload(fn),
     }
 
 

@@ -180,11 +180,11 @@ class ParDo(PrimitiveTransform):
             "kwargs": self.kwargs,
             "main_tag": self.main_tag,
             "output_tags": self.output_tags,
-            **_stateful_payload(self.fn),
+            **stateful_payload(self.fn),
         }
 
 
-def _stateful_payload(dofn) -> dict:
+def stateful_payload(dofn) -> dict:
     """A DoFn's state cells and timers as IR data (none for a stateless DoFn)."""
     stateful = isinstance(dofn, DoFn) and not isinstance(dofn, CallableWrapperDoFn)
     states, timers = userstate.get_dofn_specs(dofn) if stateful else ((), ())

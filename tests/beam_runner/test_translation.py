@@ -11,7 +11,7 @@ beam = pytest.importorskip(
 
 from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
 from apache_beam.testing.test_stream import TestStream  # noqa: E402
-from apache_beam.transforms import trigger, userstate, window  # noqa: E402
+from apache_beam.transforms import trigger, window  # noqa: E402
 from beam_reference import EveryTenSeconds  # noqa: E402
 
 from panes.compiler.lift import lift  # noqa: E402
@@ -216,24 +216,6 @@ def test_a_plain_map_takes_the_fast_path_and_a_dofn_with_parameters_does_not(tra
     ir_ = translated(build)
     assert type(lift(node(ir_, "Plain").payload["fn"])).__name__ == "FastBeamFn"
     assert type(lift(node(ir_, "Params").payload["fn"])).__name__ == "BeamDoFn"
-
-
-def test_a_stateful_dofn_is_refused_naming_the_transform_and_its_state(translated):
-    class Buffer(beam.DoFn):
-        BUFFER = userstate.BagStateSpec("buffer", beam.coders.VarIntCoder())
-
-        def process(self, element, buffer=beam.DoFn.StateParam(BUFFER)):  # noqa: B008
-            buffer.add(element[1])
-            yield element
-
-    def build(p):
-        p | beam.Create([("a", 1)]) | "Stateful" >> beam.ParDo(Buffer())
-
-    with pytest.raises(PipelineConstructionError) as raised:
-        translated(build)
-    assert "'Stateful'" in str(raised.value)
-    assert "state 'buffer'" in str(raised.value)
-    assert "state and timers" in str(raised.value)
 
 
 def test_a_tagged_test_stream_is_split_by_tag_with_its_tags_least_watermark(translated):
