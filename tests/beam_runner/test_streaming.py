@@ -71,3 +71,14 @@ def test_a_streaming_pipeline_gives_beams_panes_on_spark_structured_streaming(sp
     outputs = matches_beam(scores, "spark", ["--streaming"])
     timings = {timing for _, _, _, (timing, *_) in outputs}
     assert timings == {0, 1, 2}  # early, on time and late panes
+
+
+@pytest.mark.slow
+def test_beams_stateful_dofns_give_beams_outputs_on_spark_structured_streaming(spark):
+    """Every kind of Beam state under an event-time timer, through panes' state and timers in
+    Spark's state store. (GroupIntoBatches.WithShardedKey is left out: Beam draws a shard per
+    DoFn instance, so its batches depend on how a runner spreads the work.)"""
+    from test_stateful import every_kind
+
+    state = matches_beam(every_kind, "spark", ["--streaming"])
+    assert ("a", 0.0, 9.999999, 7, [4, 7], [1], 5.5) in state
