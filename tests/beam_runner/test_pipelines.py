@@ -24,7 +24,7 @@ from panes.runners.beam.translate import translate  # noqa: E402
 
 # Each test runs its pipeline on Beam's DirectRunner too: the full tier.
 pytestmark = pytest.mark.slow
-KING_LEAR = Path(__file__).parents[2] / "examples" / "data" / "king_lear.txt"
+LIGHTHOUSE = Path(__file__).parents[2] / "examples" / "data" / "lighthouse.txt"
 
 
 def shards(prefix: Path) -> list:
@@ -41,7 +41,7 @@ def test_wordcount_gives_beams_counts(runner, tmp_path):
 
     def run(runner_name, output):
         wordcount.run(
-            [f"--input={KING_LEAR}", f"--output={output}", f"--runner={runner_name}"],
+            [f"--input={LIGHTHOUSE}", f"--output={output}", f"--runner={runner_name}"],
             save_main_session=False,
         ).wait_until_finish()
 
@@ -58,7 +58,7 @@ def test_wordcount_with_metrics_gives_beams_counts_and_metrics(runner, tmp_path,
         caplog.clear()
         with caplog.at_level(logging.INFO):
             wordcount_with_metrics.main(
-                [f"--input={KING_LEAR}", f"--output={output}", f"--runner={runner_name}"],
+                [f"--input={LIGHTHOUSE}", f"--output={output}", f"--runner={runner_name}"],
                 save_main_session=False,
             )
         return [
@@ -327,7 +327,7 @@ def test_beams_wordcount_runs_on_spark_from_the_command_line(tmp_path):
             sys.executable,
             "-m",
             "apache_beam.examples.wordcount",
-            f"--input={KING_LEAR}",
+            f"--input={LIGHTHOUSE}",
             f"--output={tmp_path / 'counts'}",
             "--runner=panes.runners.beam.SparkRunner",
             "--spark_master=local[2]",
