@@ -202,7 +202,7 @@ def test_a_bounded_source_is_read_split_as_beam_splits_it(runner):
     assert matches_beam(build, runner) == [100]
     p = beam.Pipeline()
     build(p)
-    splits = [n for n in translate(p).nodes.values() if n.id.endswith("/Splits")]
+    splits = [n for n in translate(p).nodes.values() if n.id.endswith("/EmitSource")]
     assert len(splits) == 1 and len(splits[0].payload["values"].load()) == 4
 
 
