@@ -21,13 +21,12 @@ import hashlib
 import json
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from benchmarks.datagen import words_text
+from benchmarks.fresh import fresh
 from benchmarks.one import session
 
 WARM_UP_LINES = 2_000
@@ -116,21 +115,7 @@ def main() -> None:
     for attempt in range(args.repeat):
         order = list(JOBS)
         for system in order[attempt % len(order) :] + order[: attempt % len(order)]:
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "benchmarks.beam_wordcount",
-                    "--one",
-                    system,
-                    "--lines",
-                    str(args.lines),
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            result = json.loads(done.stdout.strip().splitlines()[-1])
+            result = fresh("beam_wordcount", system, "--lines", str(args.lines))
             times[system].append(result["seconds"])
             digests.add(result["digest"])
             print(f"{system:6} {result['seconds']:7.2f} s", flush=True)

@@ -16,9 +16,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
+
+from benchmarks.fresh import fresh
 
 PHASES = ["session", "run", "query start", "first batch", "first planning", "other batches"]
 
@@ -72,14 +72,8 @@ def pipeline(streaming: bool) -> dict:
 def measure(streaming: bool) -> dict:
     """One run in a fresh process: its wall time and phases."""
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.startup", "--one", ["batch", "streaming"][streaming]],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    wall = time.perf_counter() - started
-    return {"wall": wall, **json.loads(done.stdout.strip().splitlines()[-1])}
+    phases = fresh("startup", ["batch", "streaming"][streaming])
+    return {"wall": time.perf_counter() - started, **phases}
 
 
 def main() -> None:

@@ -24,15 +24,14 @@ import hashlib
 import json
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from benchmarks.datagen import events_csv
+from benchmarks.fresh import fresh
 from benchmarks.streaming import input_directory
-from panes.runners.spark.streaming.runner import ROCKSDB
+from panes.runners.spark.streaming.runner import QUERY_CONF
 
 SYSTEMS = ["rdd", "panes-spark", "tws", "panes-streaming"]
 WARM_UP_SIZE = 20_000
@@ -98,7 +97,8 @@ def tws(spark, size: int, files: int, per_trigger: int) -> list:
         def close(self):
             pass
 
-    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+    provider = "spark.sql.streaming.stateStore.providerClass"
+    spark.conf.set(provider, QUERY_CONF[provider])
     directory = input_directory(size, files)
     out = Path(tempfile.mkdtemp(prefix="panes-stateful-bench-"))
     try:
@@ -159,19 +159,6 @@ def one(system: str, size: int, files: int, per_trigger: int) -> dict:
     return {"seconds": seconds, "outputs": len(pairs), "digest": digest}
 
 
-def _fresh(*args) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.stateful", "--one", *args],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).parent.parent,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode or not lines:
-        raise RuntimeError(f"{args}: {done.stderr[-2000:]}")
-    return json.loads(lines[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -188,7 +175,7 @@ def main():
     rows = {}
     for system in args.systems.split(","):
         runs = [
-            _fresh(system, str(args.size), str(args.files), str(args.files_per_trigger))
+            fresh("stateful", system, str(args.size), str(args.files), str(args.files_per_trigger))
             for _ in range(args.repeat)
         ]
         rows[system] = (statistics.median(run["seconds"] for run in runs), runs[0])

@@ -28,13 +28,12 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from benchmarks.datagen import DATA, events_csv
+from benchmarks.fresh import fresh
 from benchmarks.workloads import DELAY, EARLY_EVERY, FIXED, LATENESS
 
 SYSTEMS = ["stateless-native", "stateless-python", "native-aggregation", "panes-streaming"]
@@ -219,19 +218,6 @@ def latency(system: str) -> dict:
     return {"seconds": statistics.median(durations) / 1000, "batches": len(durations)}
 
 
-def _fresh(*args) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.streaming", "--one", *args],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).parent.parent,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode or not lines:
-        raise RuntimeError(f"{args}: {done.stderr[-2000:]}")
-    return json.loads(lines[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -251,9 +237,11 @@ def main():
     rows = {}
     for system in systems:
         runs = [
-            _fresh(system, "latency")
+            fresh("streaming", system, "latency")
             if args.latency
-            else _fresh(system, str(args.size), str(args.files), str(args.files_per_trigger))
+            else fresh(
+                "streaming", system, str(args.size), str(args.files), str(args.files_per_trigger)
+            )
             for _ in range(args.repeat)
         ]
         seconds = statistics.median(run["seconds"] for run in runs)
