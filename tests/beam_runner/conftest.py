@@ -2,14 +2,15 @@
 with Beam's default runner set to panes' (``panes.runners.beam``).
 
 ``suites.yaml`` names the modules (Beam's examples, and the ValidatesRunner tests of
-``apache_beam/transforms``) and the tiers; ``beam_baseline.yaml`` (written by ``record.py``)
-which tests do not pass on Beam's own DirectRunner (left out); ``expected.yaml`` which fail on
-panes, and why (strict expected failures). Each test runs once per runner, as
+``apache_beam/transforms``) and the tiers; ``beam_baseline.yaml`` (written by
+``record_baseline.py``) which tests do not pass on Beam's own DirectRunner (left out);
+``expected.yaml`` which fail on panes, and why (strict expected failures). Each test runs
+once per runner, as
 ``tests/beam_runner/suites.yaml::<runner>::<path in apache_beam>::<class>::<test>``.
 
-Options: ``--beam-runners=direct,spark`` (``beam``: Beam's own DirectRunner, as ``record.py``
-runs it), ``--beam-all`` (every test on Spark, not only the ``spark`` subset),
-``--beam-record=FILE`` (each test's outcome, for ``record.py``).
+Options: ``--beam-runners=direct,spark`` (``beam``: Beam's own DirectRunner, as
+``record_baseline.py`` runs it), ``--beam-all`` (every test on Spark, not only the ``spark``
+subset), ``--beam-record=FILE`` (each test's outcome, for ``record_baseline.py``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def pytest_addoption(parser):
     parser.addoption(
         "--beam-record",
         default=None,
-        help="write each of Beam's tests' outcome to this YAML file (record.py)",
+        help="write each of Beam's tests' outcome to this YAML file (record_baseline.py)",
     )
 
 

@@ -1,8 +1,8 @@
 """Records which of the suites' tests pass on Beam's own DirectRunner (``beam_baseline.yaml``),
 so that panes' runners are held to exactly those, and prints each runner's counts.
 
-    .venv/bin/python tests/beam_runner/record.py              # Beam's DirectRunner: the baseline
-    .venv/bin/python tests/beam_runner/record.py direct spark  # panes' runners: the counts
+    .venv/bin/python tests/beam_runner/record_baseline.py               # Beam's DirectRunner
+    .venv/bin/python tests/beam_runner/record_baseline.py direct spark  # panes' runners
 
 Each runner's run is one pytest process over ``tests/beam_runner/suites.yaml`` (every test, on
 Spark too: ``--beam-all``); a test that fails on Beam's DirectRunner is recorded with the first
@@ -62,7 +62,7 @@ def main(runners: list) -> None:
                 name: message for name, (outcome, message) in results.items() if outcome == "failed"
             }
             BASELINE.write_text(
-                "# Written by record.py: how many of the suites' tests pass on Beam's own "
+                "# Written by record_baseline.py: how many of the suites' tests pass on Beam's own "
                 "DirectRunner,\n# and those that do not (left out on panes' runners).\n"
                 + yaml.safe_dump(
                     {"passed_on_beam": counts.get("passed", 0), "fails_on_beam": failed},
