@@ -60,6 +60,10 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "cluster" in item.fixturenames:
+            # One standalone cluster per test process: under ``-n``, its tests share a worker.
+            item.add_marker(pytest.mark.xdist_group("cluster"))
     if config.getoption("--full"):
         return
     fast, left_out = [], []
