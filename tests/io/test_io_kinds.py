@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pytest
+from ids import stable_id
 from ir_round_trip import set_in, through_json
 
 import panes as beam
@@ -69,7 +70,7 @@ def test_every_api_source_and_sink_and_every_ir_kind_has_one_entry():
     assert lowered == members - {ir.DataFrameSource}  # it needs Spark: tests/runners/spark
 
 
-@pytest.mark.parametrize("value", SOURCES + SINKS, ids=repr)
+@pytest.mark.parametrize("value", SOURCES + SINKS, ids=stable_id)
 def test_a_source_or_sink_round_trips_through_its_ir_and_json(value):
     lowered = kinds.to_ir(value)
     family = ir.Source if isinstance(value, base.Source) else ir.Sink

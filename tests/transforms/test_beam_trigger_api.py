@@ -5,6 +5,7 @@ private names, and the drivers that run panes' engine a bundle and a timer at a 
 import pickle
 
 import pytest
+from ids import stable_id
 
 from panes.runners.direct.clock import TestClock
 from panes.runners.pipeline_context import PipelineContext
@@ -53,7 +54,7 @@ TRIGGERS = [
 ]
 
 
-@pytest.mark.parametrize("trigger_fn", TRIGGERS, ids=repr)
+@pytest.mark.parametrize("trigger_fn", TRIGGERS, ids=stable_id)
 @pytest.mark.parametrize("lateness", [0, 60])
 def test_beams_questions_about_a_trigger_get_the_engines_answers(trigger_fn, lateness):
     windowing = Windowing(GlobalWindows(), trigger_fn, allowed_lateness=lateness)
@@ -65,7 +66,7 @@ def test_beams_questions_about_a_trigger_get_the_engines_answers(trigger_fn, lat
     assert may_finish == trigger_kinds.may_finish(lowered, Duration(lateness).micros)
 
 
-@pytest.mark.parametrize("trigger_fn", TRIGGERS, ids=repr)
+@pytest.mark.parametrize("trigger_fn", TRIGGERS, ids=stable_id)
 def test_a_trigger_round_trips_through_its_portable_form(trigger_fn):
     context = PipelineContext()
     portable = trigger_fn.to_runner_api(context)

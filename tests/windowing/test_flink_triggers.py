@@ -3,6 +3,7 @@ decided by purging, silent purge of unfired contents at clean-up."""
 
 import pytest
 from helpers import run, values
+from ids import stable_id
 from ir_round_trip import through_json
 from strategies import strategy_of
 
@@ -143,7 +144,7 @@ def test_evict_after_applies_to_the_buffer_not_the_pane():
         TimeEvictor.of(5, do_evict_after=True),
         DeltaEvictor.of(2, lambda element, last: abs(last - element)),
     ],
-    ids=repr,
+    ids=stable_id,
 )
 def test_an_evictor_round_trips_through_its_ir_and_json(evictor):
     lowered = evicting.to_ir(evictor)

@@ -5,6 +5,7 @@ it was (Beam's ``from_runner_api(to_runner_api(t)) == t``)."""
 import dataclasses
 
 import pytest
+from ids import stable_id
 from ir_round_trip import through_json
 
 from panes import trigger as api
@@ -66,7 +67,7 @@ def test_the_examples_cover_every_kind():
     assert {type(example) for example in EXAMPLES} == api_trigger_classes()
 
 
-@pytest.mark.parametrize("trigger", EXAMPLES, ids=repr)
+@pytest.mark.parametrize("trigger", EXAMPLES, ids=stable_id)
 def test_a_trigger_round_trips_through_its_ir_and_json(trigger):
     lowered = trigger_kinds.to_ir(trigger)
     read_back = through_json(lowered, ir.Trigger)

@@ -4,6 +4,7 @@ subclass is the ``custom`` kind, pickled), and each goes to the IR, through JSON
 import dataclasses
 
 import pytest
+from ids import stable_id
 from ir_round_trip import through_json
 
 from panes import window as api
@@ -48,7 +49,7 @@ def test_every_api_window_fn_and_every_ir_kind_has_one_entry():
     assert {type(window_fn_kinds.to_ir(e)) for e in EXAMPLES} == set(ir.WindowFn.members.values())
 
 
-@pytest.mark.parametrize("window_fn", EXAMPLES, ids=repr)
+@pytest.mark.parametrize("window_fn", EXAMPLES, ids=stable_id)
 def test_a_window_fn_round_trips_through_its_ir_and_json(window_fn):
     lowered = window_fn_kinds.to_ir(window_fn)
     read_back = through_json(lowered, ir.WindowFn)
@@ -71,7 +72,7 @@ def test_a_window_fn_is_shown_as_the_api_writes_it(window_fn, shown):
     assert window_fn_kinds.display(window_fn_kinds.to_ir(window_fn)) == shown
 
 
-@pytest.mark.parametrize("window_fn", EXAMPLES, ids=repr)
+@pytest.mark.parametrize("window_fn", EXAMPLES, ids=stable_id)
 def test_a_fast_assigner_gives_what_assign_gives(window_fn):
     lowered = window_fn_kinds.to_ir(window_fn)
     fast = window_fn_kinds.chunk_assigner(lowered)

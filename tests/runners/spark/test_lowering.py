@@ -10,6 +10,7 @@ import random
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from ids import stable_id
 
 import panes as beam
 import panes.runners.spark.runner as spark_runner
@@ -196,8 +197,8 @@ WINDOWS = [
 ]
 
 
-@pytest.mark.parametrize("window_fn", WINDOWS, ids=repr)
-@pytest.mark.parametrize("combine", [sum, min, CountFn(), MeanFn()], ids=repr)
+@pytest.mark.parametrize("window_fn", WINDOWS, ids=stable_id)
+@pytest.mark.parametrize("combine", [sum, min, CountFn(), MeanFn()], ids=stable_id)
 def test_a_lowered_query_gives_the_ordinary_plans_records_exactly(
     spark, parquet, monkeypatch, window_fn, combine
 ):
@@ -239,8 +240,8 @@ def test_a_dataframe_in_several_partitions_keeps_its_positions(spark, monkeypatc
     assert values == records_of("direct", build, monkeypatch)[1]
 
 
-@pytest.mark.parametrize("window_fn", [FixedWindows(60), SlidingWindows(90, 30)], ids=repr)
-@pytest.mark.parametrize("combine", [sum, MeanFn()], ids=repr)
+@pytest.mark.parametrize("window_fn", [FixedWindows(60), SlidingWindows(90, 30)], ids=stable_id)
+@pytest.mark.parametrize("combine", [sum, MeanFn()], ids=stable_id)
 def test_integer_sums_beyond_64_bits_are_exact_as_in_python(
     spark, tmp_path, monkeypatch, window_fn, combine
 ):
