@@ -234,6 +234,17 @@ def test_reading_a_broadcast_on_a_worker_keeps_the_cycle_collector_paused(spark)
         wrapped.destroy()
 
 
+def test_a_reused_worker_leaves_what_it_imported_out_of_later_collections(spark):
+    """PySpark's daemon runs a full collection after every task of a reused worker; objects
+    alive after a task that imported modules are frozen, so those collections skip them."""
+    import gc
+
+    sc = spark.sparkContext
+    sc.parallelize(range(2), 2).map(lambda x: x).collect()
+    frozen = sc.parallelize(range(2), 2).map(lambda _: gc.get_freeze_count()).collect()
+    assert min(frozen) > 0
+
+
 def _through_groupings(runner, make):
     """Values made by ``make`` on the workers, through a lifted combine, a GroupByKey and a
     replayed grouping, and out to the driver."""
