@@ -256,7 +256,7 @@ class Operator(StatefulProcessor):
                 if emitted_tag != tag:
                     continue
                 index = index + 1 if step == step_of else 0
-                step_of = step
+                step_of = last_step = step
                 positions.append(grouped(step, first, index))
                 values.append(wv)
             if values and output is not None:

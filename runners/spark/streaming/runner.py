@@ -129,7 +129,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     trigger = _trigger(options, bounded=not unbounded)
     if trigger:
         writer = writer.trigger(**trigger)
-    with _query_conf(spark, {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}):
+    # The query runs on its DataFrame's session: a user's streaming DataFrame may come from
+    # another session than the active one.
+    with _query_conf(rows.sparkSession, {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}):
         query = writer.start()
     progress = ProgressLogger(query, label, committer.published)
     progress.start()
