@@ -22,6 +22,9 @@ def cycle_collection_paused():
         yield
     finally:
         if was_enabled:
-            gc.freeze()  # every tracked object to the permanent generation...
-            gc.unfreeze()  # ...and from there into the oldest one
+            if not gc.get_freeze_count():
+                gc.freeze()  # every tracked object to the permanent generation...
+                gc.unfreeze()  # ...and from there into the oldest one
+            # else others froze objects (a Spark worker's imports: panes.runners.spark.daemon),
+            # which unfreezing would return to every collection.
             gc.enable()

@@ -236,13 +236,19 @@ def test_reading_a_broadcast_on_a_worker_keeps_the_cycle_collector_paused(spark)
 
 def test_a_reused_worker_leaves_what_it_imported_out_of_later_collections(spark):
     """PySpark's daemon runs a full collection after every task of a reused worker; objects
-    alive after a task that imported modules are frozen, so those collections skip them."""
+    alive after a task that imported modules are frozen, so those collections skip them (and
+    a partition processed with the collector paused leaves them frozen)."""
     import gc
 
-    sc = spark.sparkContext
-    sc.parallelize(range(2), 2).map(lambda x: x).collect()
-    frozen = sc.parallelize(range(2), 2).map(lambda _: gc.get_freeze_count()).collect()
-    assert min(frozen) > 0
+    def frozen_counts():
+        p = beam.Pipeline(runner="spark")
+        counts = materialize(p | beam.Create(range(8)) | beam.Map(lambda _: gc.get_freeze_count()))
+        p.run()
+        return counts.values
+
+    frozen_counts()  # a worker's first task imports, and leaves its objects frozen
+    frozen_counts()  # a partition processed with the collector paused
+    assert min(frozen_counts()) > 0
 
 
 def _through_groupings(runner, make):
