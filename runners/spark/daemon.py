@@ -20,9 +20,10 @@ _worker = daemon.worker
 _modules_when_frozen = 0
 
 
-def _worker_of_a_task_that_may_be_killed(sock, authenticated):
-    """The daemon's worker loop; a socket the JVM closed ends the worker as the daemon would
-    (exit status 1), without printing the trace."""
+def _quiet_worker(sock, authenticated):
+    """The daemon's worker loop: a socket the JVM closed ends the worker as the daemon would
+    (exit status 1), without printing the trace; a task that imported modules leaves the
+    worker's objects frozen."""
     try:
         code = _worker(sock, authenticated)
     except (BrokenPipeError, ConnectionResetError):
@@ -42,7 +43,7 @@ def _freeze_after_imports() -> None:
         _modules_when_frozen = len(sys.modules)
 
 
-daemon.worker = _worker_of_a_task_that_may_be_killed
+daemon.worker = _quiet_worker
 
 if __name__ == "__main__":
     daemon.manager()
