@@ -133,6 +133,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     # another session than the active one.
     with _query_conf(rows.sparkSession, {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}):
         query = writer.start()
+        _take_settings(query)
     progress = ProgressLogger(query, label, committer.published)
     progress.start()
 
@@ -221,6 +222,13 @@ def _configure(options) -> None:
         # PySpark's gateway logs each call of foreachBatch at INFO, which a pipeline that
         # logs its own progress at INFO would show.
         logging.getLogger("py4j").setLevel(logging.WARNING)
+
+
+def _take_settings(query) -> None:
+    """Makes the query copy its session's settings now. Spark clones the session when the query
+    starts, but the clone copies the settings when first used, on the query's own thread: after
+    ``_query_conf`` has put the session's own back, when that thread is slow to get there."""
+    query._jsq.streamingQuery().sparkSessionForStream().sessionState()
 
 
 @contextlib.contextmanager
