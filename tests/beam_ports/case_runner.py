@@ -73,7 +73,6 @@ class Case:
     wall_clock: tuple = ()  # fields of BigQuery rows that hold the time of the run
     differs: dict | None = None  # {rule, and what panes gives instead of Beam's recording}
     pending: str | dict | None = None  # why it still differs from Beam's recording (by runner)
-    pending_runs: bool = True  # False: a pending run is not started (one that outlasts its use)
 
     def parts(self) -> tuple:
         return self.compare or DEFAULT_PARTS[self.kind]
