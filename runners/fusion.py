@@ -132,7 +132,7 @@ class ParDoStage:
         runner = self.runner
         if runner.plain_map:
             return self._map(down, cell)
-        if runner.plain and runner.mode == "flat_map":
+        if runner.plain_flat_map:
             return self._flat_map(down, cell)
         return self._any(down, cell)
 
@@ -208,6 +208,7 @@ def _outputs(runner: DoFnRunner, inputs: Chunk, items: list) -> Chunk:
     """The chunk of a ParDo's outputs ``items``, the i-th made from the element ``inputs[i]``
     (its position already the output's): a plain value takes that element's timestamp, windows
     and pane; a TimestampedValue, WindowedValue or TaggedOutput says what it changes."""
+    items = runner.converted(items)
     kinds = set(map(type, items))
     if not any(issubclass(kind, _SPECIAL) for kind in kinds):
         return inputs._replace(values=items)

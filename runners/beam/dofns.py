@@ -37,14 +37,21 @@ _MULTIMAP = common_urns.side_inputs.MULTIMAP.urn
 
 
 class FastBeamFn(CallableWrapperDoFn):
-    """A Beam callable in panes' ``mode`` (``map``, ``flat_map`` or ``filter``). ``window_fn``
-    is the input's Beam window function: a ``TimestampedValue`` output is assigned its
-    windows, as Beam assigns them. ``dofn``: the DoFn whose ``process`` ``fn`` is, set up and
-    torn down with it."""
+    """A Beam callable in panes' ``mode`` (``map``, ``flat_map`` or ``filter``), run unwrapped:
+    the runner converts the Beam values it returns (``convert_output``). ``window_fn`` is the
+    input's Beam window function: a ``TimestampedValue`` output is assigned its windows, as
+    Beam assigns them. ``dofn``: the DoFn whose ``process`` ``fn`` is, set up and torn down
+    with it; what it returns is checked as Beam checks it."""
 
-    def __init__(self, fn, mode: str, label: str, window_fn=None, dofn=None, has_args=False):
-        super().__init__(_converting(fn, mode, window_fn, dofn is not None, has_args), mode, label)
+    foreign_outputs = BEAM_SPECIAL
+
+    def __init__(self, fn, mode: str, label: str, window_fn=None, dofn=None):
+        super().__init__(_checked(fn) if dofn is not None else fn, mode, label)
         self.dofn = dofn
+        self._convert = converter(window_fn)
+
+    def convert_output(self, item):
+        return self._convert(item)
 
     def setup(self):
         prepare_process()
@@ -65,43 +72,19 @@ def prepare_process() -> None:
         RuntimeValueProvider.set_runtime_options({})
 
 
-def _converting(fn, mode: str, window_fn, checked: bool, has_args: bool):
-    """``fn`` with Beam's special outputs converted to panes'; a DoFn's ``process`` (``checked``)
-    may not return a string, bytes or a dict, as Beam checks."""
-    if mode == "filter":
-        return fn
-    convert = converter(window_fn)
-    if mode == "map":
-        if has_args:
+def _checked(process):
+    """A DoFn's ``process`` that may not return a string, bytes or a dict, as Beam checks."""
 
-            def call_with(value, *args, **kwargs):
-                out = fn(value, *args, **kwargs)
-                return convert(out) if type(out) in BEAM_SPECIAL else out
+    def checked(value, *args, **kwargs):
+        items = process(value, *args, **kwargs)
+        if isinstance(items, (str, bytes, dict)):
+            raise TypeError(
+                f"Returning a {type(items).__name__} from a ParDo or FlatMap is not "
+                f"allowed. Please use list({items!r}) if you really want this behavior."
+            )
+        return items
 
-            return call_with
-
-        def call(value):
-            out = fn(value)
-            return convert(out) if type(out) in BEAM_SPECIAL else out
-
-        return call
-
-    def flat(value, *args, **kwargs):
-        items = fn(value, *args, **kwargs)
-        if items is None:
-            return None
-        if type(items) is not list:
-            if checked and isinstance(items, (str, bytes, dict)):
-                raise TypeError(
-                    f"Returning a {type(items).__name__} from a ParDo or FlatMap is not "
-                    f"allowed. Please use list({items!r}) if you really want this behavior."
-                )
-            items = list(items)
-        if BEAM_SPECIAL.isdisjoint(map(type, items)):
-            return items
-        return [convert(item) if type(item) in BEAM_SPECIAL else item for item in items]
-
-    return flat
+    return checked
 
 
 def converter(window_fn):

@@ -115,13 +115,12 @@ def fast_fn(applied, signature) -> FastBeamFn | None:
     if applied.side_inputs or len(applied.outputs) != 1 or _takes_params(signature):
         return None
     window_fn = _input_pcoll(applied).windowing.windowfn
-    has_args = bool(transform.args or transform.kwargs)
     if isinstance(dofn, beam_core.CallableWrapperDoFn):
         mode, fn = callable_mode(dofn._fn)
-        return FastBeamFn(fn, mode, label, window_fn, has_args=has_args)
+        return FastBeamFn(fn, mode, label, window_fn)
     if type(dofn) is beam_core.DoFn or not _plain_dofn(type(dofn)):
         return None
-    return FastBeamFn(dofn.process, "flat_map", label, window_fn, dofn, has_args)
+    return FastBeamFn(dofn.process, "flat_map", label, window_fn, dofn)
 
 
 def _takes_params(signature) -> bool:

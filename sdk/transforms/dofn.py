@@ -70,8 +70,15 @@ class CallableWrapperDoFn(DoFn):
         self.mode = mode  # "map", "flat_map" or "filter"
         self.label = label or label_from_callable(fn)
 
+    # Output types of another SDK (Beam's) that ``convert_output`` makes panes' own: the runner
+    # converts them a chunk at a time, so the function runs unwrapped.
+    foreign_outputs: frozenset = frozenset()
+
     def default_label(self) -> str:
         return self.label
+
+    def convert_output(self, item):
+        return item
 
     def process(self, element, *args, **kwargs):
         raise AssertionError("CallableWrapperDoFn is invoked by the DoFn runner directly")

@@ -54,6 +54,9 @@ class DoFnRunner:
         target = dofn.fn if isinstance(dofn, CallableWrapperDoFn) else dofn.process
         self.mode = dofn.mode if isinstance(dofn, CallableWrapperDoFn) else "process"
         self.call = target
+        # A filter's outputs are its inputs: nothing to convert.
+        wrapper = isinstance(dofn, CallableWrapperDoFn) and dofn.mode != "filter"
+        self.foreign = dofn.foreign_outputs if wrapper else frozenset()
         self.params = _param_slots(target)
         self.context_params = _context_slots(target)
         self._callbacks: dict = {}
@@ -67,6 +70,8 @@ class DoFnRunner:
         # Without parameters or side inputs (the common case) runners can call it lean.
         self.plain = not self.params and not self.context_params and resolve_side_inputs is None
         self.plain_map = self.plain and self.mode == "map"
+        # A DoFn's process that asks for nothing but the element is a FlatMap of it.
+        self.plain_flat_map = self.plain and self.mode in ("flat_map", "process")
         if self.plain_map:
             self.process = self._process_map  # type: ignore[method-assign]
 
@@ -114,6 +119,8 @@ class DoFnRunner:
             raise
         except Exception as error:
             raise UserCodeError(self.label, wv.value, error) from error
+        if type(item) in self.foreign:
+            item = self.dofn.convert_output(item)
         if isinstance(item, (TaggedOutput, TimestampedValue, WindowedValue)):
             return [self._output(item, wv)]
         return [(self.main_tag, wv.with_value(item))]
@@ -220,7 +227,14 @@ class DoFnRunner:
             raise
         except Exception as error:
             raise UserCodeError(self.label, wv.value, error) from error
-        return [self._output(item, wv) for item in results]
+        return [self._output(item, wv) for item in self.converted(results)]
+
+    def converted(self, items):
+        """``items`` with the DoFn's foreign outputs (another SDK's) made panes' own."""
+        if not self.foreign or self.foreign.isdisjoint(map(type, items)):
+            return items
+        convert, foreign = self.dofn.convert_output, self.foreign
+        return [convert(item) if type(item) in foreign else item for item in items]
 
     def _output(self, item, wv):
         tag = self.main_tag
