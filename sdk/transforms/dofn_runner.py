@@ -55,8 +55,9 @@ class DoFnRunner:
         self.mode = dofn.mode if isinstance(dofn, CallableWrapperDoFn) else "process"
         self.call = target
         # A filter's outputs are its inputs: nothing to convert.
-        wrapper = isinstance(dofn, CallableWrapperDoFn) and dofn.mode != "filter"
-        self.foreign = dofn.foreign_outputs if wrapper else frozenset()
+        wrapper = dofn if isinstance(dofn, CallableWrapperDoFn) and dofn.mode != "filter" else None
+        self.foreign = wrapper.foreign_outputs if wrapper else frozenset()
+        self.convert_output = wrapper.convert_output if wrapper else _as_is
         self.params = _param_slots(target)
         self.context_params = _context_slots(target)
         self._callbacks: dict = {}
@@ -120,7 +121,7 @@ class DoFnRunner:
         except Exception as error:
             raise UserCodeError(self.label, wv.value, error) from error
         if type(item) in self.foreign:
-            item = self.dofn.convert_output(item)
+            item = self.convert_output(item)
         if isinstance(item, (TaggedOutput, TimestampedValue, WindowedValue)):
             return [self._output(item, wv)]
         return [(self.main_tag, wv.with_value(item))]
@@ -233,7 +234,7 @@ class DoFnRunner:
         """``items`` with the DoFn's foreign outputs (another SDK's) made panes' own."""
         if not self.foreign or self.foreign.isdisjoint(map(type, items)):
             return items
-        convert, foreign = self.dofn.convert_output, self.foreign
+        convert, foreign = self.convert_output, self.foreign
         return [convert(item) if type(item) in foreign else item for item in items]
 
     def _output(self, item, wv):
@@ -267,6 +268,10 @@ class DoFnRunner:
             return hook()
         except Exception as error:
             raise UserCodeError(self.label, element, error) from error
+
+
+def _as_is(item):
+    return item
 
 
 def _param_slots(fn) -> dict:
