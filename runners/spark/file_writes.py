@@ -40,6 +40,20 @@ _SPARK_TEXT_CODECS = {
 }
 
 
+def row_frame(session, rows):
+    """``rows`` of one binary column as a DataFrame of ``session``, the process's active
+    session left as it was: PySpark's ``createDataFrame`` makes its session the active one
+    for the whole Python process, and a micro-batch's session would outlive its query there
+    (later pipelines and the user's code would run on it)."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession._activeSession
+    try:
+        return session.createDataFrame(rows, "row binary")
+    finally:
+        SparkSession._activeSession = active
+
+
 def plan_file_write(node, collection, plan) -> None:
     fs = HadoopFileSystems(plan.sc)
     form_of, sink = _FORMS[type(node.payload["sink"])], lift(node.payload["sink"])
@@ -52,7 +66,7 @@ def plan_file_write(node, collection, plan) -> None:
 
     def write(temporary):
         rows, shards = _shard_rows(plan, collection, sink, form, label)
-        form.save(plan.session.createDataFrame(rows, "row binary"), temporary)
+        form.save(row_frame(plan.session, rows), temporary)
         return _renames(fs, sink, form, prefix, temporary, shards)
 
     plan.action(label, lambda: write_and_publish(fs, prefix, sink.shard_regex(), write))

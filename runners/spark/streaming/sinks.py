@@ -32,7 +32,7 @@ from panes.runners.fusion import CHUNK
 from panes.runners.runner import Captured
 from panes.runners.spark.collection import positioned
 from panes.runners.spark.errors import worker_generator
-from panes.runners.spark.file_writes import form_for, part_files
+from panes.runners.spark.file_writes import form_for, part_files, row_frame
 from panes.runners.spark.streaming.rows import METRICS, load
 
 log = logging.getLogger("panes.streaming")
@@ -157,7 +157,7 @@ class BatchCommitter:
                 return []  # no records to infer a schema from: only the marker
             form = form_for(output.ir_sink, sink, label)
             shards = rows.mapPartitions(worker_generator(_shard_rows(form, written)))
-            form.save(spark.createDataFrame(shards, "row binary"), temporary)
+            form.save(row_frame(spark, shards), temporary)
             if not written.value:
                 return []
             return [

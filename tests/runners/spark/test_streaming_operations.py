@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
 
 import panes as beam
 from panes.io.text import WriteToText
@@ -71,6 +72,8 @@ def test_an_unbounded_pipeline_runs_until_cancelled(spark, tmp_path):
     counts = [int(count) for count in _published(tmp_path / "out" / "counts")]
     assert counts and all(0 < count <= 60 for count in counts)
     assert result.metrics().counter("rows") >= max(sum(counts), while_running)
+    # Writing a micro-batch's files left PySpark's active session to the micro-batch.
+    assert SparkSession.getActiveSession() is spark
 
 
 @pytest.mark.slow
