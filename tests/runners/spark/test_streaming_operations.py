@@ -35,17 +35,17 @@ def _published(prefix: Path) -> list:
     return [line for path in glob.glob(f"{prefix}-*") for line in Path(path).read_text().split()]
 
 
+def _unbounded_pipeline(tmp_path: Path, **options):
+    return beam.Pipeline(
+        runner="spark",
+        options={"streaming": True, "checkpoint_location": str(tmp_path / "checkpoint"), **options},
+    )
+
+
 @pytest.mark.slow
 def test_an_unbounded_pipeline_runs_until_cancelled(spark, tmp_path):
     rate = spark.readStream.format("rate").option("rowsPerSecond", 20).load()
-    p = beam.Pipeline(
-        runner="spark",
-        options={
-            "streaming": True,
-            "checkpoint_location": str(tmp_path / "checkpoint"),
-            "trigger_interval": 2,
-        },
-    )
+    p = _unbounded_pipeline(tmp_path, trigger_interval=2)
     (
         p
         | ReadFromSpark(rate).with_watermarks(
@@ -192,14 +192,7 @@ def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_
     all arrived before the start: no later input moves the clock, the heartbeat does."""
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "0.txt").write_text("a\na\nb\n")
-    p = beam.Pipeline(
-        runner="spark",
-        options={
-            "streaming": True,
-            "checkpoint_location": str(tmp_path / "checkpoint"),
-            "trigger_interval": 1,
-        },
-    )
+    p = _unbounded_pipeline(tmp_path)  # a micro-batch a second: the heartbeat's default
     words = p | ReadFromText(str(tmp_path / "in" / "*.txt"))
     (
         words
