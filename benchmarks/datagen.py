@@ -18,8 +18,8 @@ MAX_DELAY_SECONDS = 30
 WORDS = [f"w{i}" for i in range(5000)]
 
 
-def events_csv(size: int) -> Path:
-    path = DATA / f"events-{size}.csv"
+def events_csv(size: int, keys: int = KEYS) -> Path:
+    path = DATA / (f"events-{size}.csv" if keys == KEYS else f"events-{size}-{keys}keys.csv")
     if not path.exists():
         DATA.mkdir(exist_ok=True)
         rng = random.Random(size)
@@ -29,7 +29,7 @@ def events_csv(size: int) -> Path:
                 seconds = (
                     max(0, i * SPAN_SECONDS // size - rng.randrange(MAX_DELAY_SECONDS)) // 2 * 2
                 )
-                out.write(f"k{rng.randrange(KEYS)},{rng.randrange(100)},{seconds}\n")
+                out.write(f"k{rng.randrange(keys)},{rng.randrange(100)},{seconds}\n")
         temporary.rename(path)
     return path
 

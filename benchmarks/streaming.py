@@ -2,12 +2,14 @@
 Structured Streaming (local mode), each in a fresh process after an untimed warm-up run.
 
     python -m benchmarks.streaming [--size 1000000] [--files 20] [--files-per-trigger 2]
-                                   [--repeat 1] [--systems ...]
+                                   [--keys 1000] [--repeat 1] [--systems ...]
 
-The input is benchmark workload 4's event file (``datagen.events_csv``: 1000 keys, an hour of
-event time, up to 30 s out of order) cut into ``--files`` files, read ``--files-per-trigger``
-files per micro-batch with ``Trigger.AvailableNow``; the time is from the query's start to its
-end, reading and writing included.
+The input is benchmark workload 4's event file (``datagen.events_csv``: ``--keys`` keys, an
+hour of event time, up to 30 s out of order) cut into ``--files`` files, read
+``--files-per-trigger`` files per micro-batch with ``Trigger.AvailableNow``; the time is from
+the query's start to its end, reading and writing included. Each system's micro-batches are
+also reported: their median duration, the median bytes its stateful operators wrote into
+RocksDB per micro-batch (``rocksdbTotalBytesWritten``), and the state rows left at the end.
 
 Systems: ``stateless-native`` parses the lines with Spark SQL functions and writes them out
 (text); ``stateless-python`` does the same with the parsing and formatting in Python
@@ -32,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.datagen import DATA, events_csv
+from benchmarks.datagen import DATA, KEYS, events_csv
 from benchmarks.fresh import fresh
 from benchmarks.workloads import DELAY, EARLY_EVERY, FIXED, LATENESS
 
@@ -40,11 +42,12 @@ SYSTEMS = ["stateless-native", "stateless-python", "native-aggregation", "panes-
 WARM_UP_SIZE = 20_000
 
 
-def input_directory(size: int, files: int) -> Path:
-    """The events of ``events_csv(size)`` in ``files`` files, in order, with rising mtimes."""
-    directory = DATA / f"streaming-{size}-{files}"
+def input_directory(size: int, files: int, keys: int = KEYS) -> Path:
+    """The events of ``events_csv(size, keys)`` in ``files`` files, in order, with rising
+    mtimes."""
+    directory = DATA / f"streaming-{size}-{files}-{keys}keys"
     if not directory.exists():
-        lines = events_csv(size).read_text().splitlines(keepends=True)
+        lines = events_csv(size, keys).read_text().splitlines(keepends=True)
         temporary = Path(tempfile.mkdtemp(dir=DATA))
         per_file = -(-len(lines) // files)
         for index in range(files):
@@ -168,13 +171,13 @@ JOBS = {
 }
 
 
-def one(system: str, size: int, files: int, files_per_trigger: int) -> dict:
+def one(system: str, size: int, files: int, files_per_trigger: int, keys: int = KEYS) -> dict:
     """Runs ``system`` once untimed on a small input, then timed; returns its measurements."""
     from benchmarks.one import session
 
     spark = session()
     for run_size, run_files in ((WARM_UP_SIZE, 2), (size, files)):
-        directory = input_directory(run_size, run_files)
+        directory = input_directory(run_size, run_files, keys)
         out = Path(tempfile.mkdtemp(prefix="panes-streaming-bench-"))
         try:
             start = time.perf_counter()
@@ -187,10 +190,35 @@ def one(system: str, size: int, files: int, files_per_trigger: int) -> dict:
                 if path.is_file() and not any(part.startswith((".", "_")) for part in path.parts)
                 for _ in path.open()
             )
-            batches = len(query.recentProgress)
+            progress = [p for p in query.recentProgress if p["numInputRows"]]
         finally:
             shutil.rmtree(out, ignore_errors=True)
-    return {"seconds": seconds, "batches": batches, "outputs": outputs}
+    return {
+        "seconds": seconds,
+        "batches": len(query.recentProgress),
+        "outputs": outputs,
+        **micro_batches(progress),
+    }
+
+
+def micro_batches(progress: list) -> dict:
+    """The median duration and RocksDB bytes written (None: the state is not in RocksDB) of
+    micro-batches that read input, and the state rows after the last."""
+
+    def written(batch):
+        metrics = [op.get("customMetrics", {}) for op in batch["stateOperators"]]
+        return sum(m.get("rocksdbTotalBytesWritten", 0) for m in metrics)
+
+    rocksdb = any(
+        "rocksdbTotalBytesWritten" in op.get("customMetrics", {})
+        for op in progress[-1]["stateOperators"]
+    )
+    return {
+        "batch_seconds": statistics.median(p["durationMs"]["triggerExecution"] for p in progress)
+        / 1000,
+        "state_bytes_written": statistics.median(map(written, progress)) if rocksdb else None,
+        "state_rows": sum(op["numRowsTotal"] for op in progress[-1]["stateOperators"]),
+    }
 
 
 def latency(system: str) -> dict:
@@ -218,11 +246,16 @@ def latency(system: str) -> dict:
     return {"seconds": statistics.median(durations) / 1000, "batches": len(durations)}
 
 
+def _bytes(count) -> str:
+    return "–" if count is None else f"{count / 1e6:.2f} MB"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--files", type=int, default=20)
     parser.add_argument("--files-per-trigger", type=int, default=2)
+    parser.add_argument("--keys", type=int, default=KEYS)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--latency", action="store_true")
@@ -240,7 +273,9 @@ def main():
             fresh("streaming", system, "latency")
             if args.latency
             else fresh(
-                "streaming", system, str(args.size), str(args.files), str(args.files_per_trigger)
+                "streaming",
+                system,
+                *map(str, (args.size, args.files, args.files_per_trigger, args.keys)),
             )
             for _ in range(args.repeat)
         ]
@@ -250,13 +285,18 @@ def main():
     if args.latency:
         return
     base = rows.get("stateless-native", (None,))[0]
-    print("\n| system | time (s) | events/s | micro-batches | outputs | × stateless-native rate |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        f"\n{args.keys:,} keys\n\n| system | time (s) | events/s | micro-batches | outputs "
+        "| × stateless-native rate | median micro-batch (s) | RocksDB bytes written per "
+        "micro-batch | state rows at the end |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for system, (seconds, run) in rows.items():
         ratio = f"{base / seconds:.2f}" if base else "–"
         print(
             f"| {system} | {seconds:.2f} | {args.size / seconds:,.0f} | {run['batches']} | "
-            f"{run['outputs']:,} | {ratio} |"
+            f"{run['outputs']:,} | {ratio} | {run['batch_seconds']:.2f} | "
+            f"{_bytes(run['state_bytes_written'])} | {run['state_rows']:,} |"
         )
 
 

@@ -6,9 +6,11 @@ which is all a runner needs to know of either."""
 from __future__ import annotations
 
 from panes.compiler.lift import lift
+from panes.ir.userstate import PROCESSING_TIME
 from panes.runners.shortcuts import aggregation_of
 from panes.transforms.stateful import StatefulDoFnRunner
 from panes.windowing.engine import LATE, MAIN, WindowingEngine
+from panes.windowing.trigger_kinds import sets_processing_timers
 
 GROUPINGS = ("group_by_key", "combine_per_key")
 
@@ -16,6 +18,14 @@ GROUPINGS = ("group_by_key", "combine_per_key")
 def is_keyed(ir, node) -> bool:
     """Whether ``node`` keeps state per key: a grouping or a stateful par_do."""
     return node.kind in GROUPINGS or ir.is_stateful(node)
+
+
+def waits_on_processing_time(ir, node) -> bool:
+    """Whether a keyed node's keys may wait on processing time: a processing-time trigger in
+    its input's windowing, or a processing-time timer of its DoFn."""
+    if node.kind in GROUPINGS:
+        return sets_processing_timers(lift(ir.pcollections[node.inputs[0]].windowing).trigger)
+    return any(spec.time_domain == PROCESSING_TIME for spec in lift(node.payload)["timer_specs"])
 
 
 class KeyedNode:

@@ -350,3 +350,15 @@ def contains(trigger: ir.Trigger, ir_class: type) -> bool:
     values = [getattr(trigger, f.name) for f in dataclasses.fields(trigger)]  # type: ignore[arg-type]
     children = [c for v in values for c in (v if isinstance(v, tuple) else (v,))]
     return any(contains(c, ir_class) for c in children if isinstance(c, ir.Trigger))
+
+
+def sets_processing_timers(trigger: ir.Trigger) -> bool:
+    """Whether ``trigger`` may wait on processing time: a runner must then move the processing
+    clock of its keys while no data arrives."""
+    found, children = machine(trigger)
+    return getattr(found, "domain", None) == PROCESSING_TIME or any(
+        sets_processing_timers(child)
+        if isinstance(child, ir.Trigger)
+        else getattr(child, "domain", None) == PROCESSING_TIME
+        for child in children
+    )

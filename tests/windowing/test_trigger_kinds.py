@@ -114,3 +114,32 @@ def test_a_kind_states_its_family_rules(trigger, family, accumulation):
     kind = trigger_kinds.kind_of(trigger_kinds.to_ir(trigger))
     assert kind.flink is family
     assert (kind.accumulation and kind.accumulation.value) == accumulation
+
+
+@pytest.mark.parametrize(
+    "trigger, waits",
+    [
+        (api.DefaultTrigger(), False),
+        (api.AfterWatermark(early=api.AfterCount(2), late=api.AfterCount(1)), False),
+        (api.Repeatedly(api.AfterCount(2)), False),
+        (api.EventTimeTrigger.afterFirstElement(5), False),
+        (api.ContinuousEventTimeTrigger.of(5), False),
+        (api.AfterProcessingTime(30), True),
+        (api.AfterWatermark(late=api.AfterProcessingTime(5)), True),
+        (api.OrFinally(api.Repeatedly(api.AfterCount(2)), api.AfterProcessingTime(1)), True),
+        (api.ProcessingTimeTrigger.create(), True),
+        (api.ProcessingTimeTrigger.afterFirstElement(5), True),
+        (api.ContinuousProcessingTimeTrigger.of(5), True),
+        (
+            api.PurgingTrigger.of(
+                api.Any(api.CountTrigger.of(3), api.ProcessingTimeTrigger.afterFirstElement(2))
+            ),
+            True,
+        ),
+    ],
+    ids=stable_id,
+)
+def test_a_trigger_says_whether_it_waits_on_processing_time(trigger, waits):
+    """What a streaming runner asks to know whether it must move processing time while no
+    data arrives."""
+    assert trigger_kinds.sets_processing_timers(trigger_kinds.to_ir(trigger)) is waits

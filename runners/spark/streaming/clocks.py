@@ -15,8 +15,10 @@ clocks therefore travel through Spark's watermark in one of two ways:
   timestamp (Spark keeps it in its offset log, so a replayed batch sees the same one). Each
   micro-batch is one step (``key_driver.MicroBatch``): the watermark moves (Spark computed
   it as the previous batch ended), then processing time, then the batch's elements are one
-  bundle. A key with a pending processing-time
-  timer and no rows is woken by the next watermark advance.
+  bundle. Spark's timers wake a key for its event-time timers; for its processing-time ones
+  a key is indexed by when they are due, and the *heartbeat* (``sources.heartbeat_frame``)
+  calls every key bucket on each micro-batch, even one without data, to advance its keys that
+  are due by the micro-batch's timestamp: the wall clock, to within a trigger interval.
 """
 
 from __future__ import annotations
@@ -62,10 +64,11 @@ class StaticClocks:
             until = math.inf if last == END_STEP else clock_position(int(last) + 1)
         return driver.advance(key, state, records, self.timeline, until)
 
-    def wake_ms(self, driver, state, timer_values):
-        """The tick of the first advance that passes one of the key's timers (None: none)."""
+    def wakes(self, driver, state, timer_values) -> tuple:
+        """``(Spark timer, None)``: the tick of the first advance that passes one of the key's
+        timers (None: none); the log's processing time moves with its ticks."""
         found = self.timeline.next_firing(*driver.next_timers(state))
-        return None if found is None else self.tick(self.timeline.step_of(found[0]))
+        return None if found is None else self.tick(self.timeline.step_of(found[0])), None
 
 
 class BatchClocks:
@@ -83,13 +86,11 @@ class BatchClocks:
         watermark, now = self.now(timer_values)
         return driver.advance(key, state, records, MicroBatch(now, watermark, now))
 
-    def wake_ms(self, driver, state, timer_values):
+    def wakes(self, driver, state, timer_values) -> tuple:
+        """``(Spark timer, processing time)``: the watermark, in ms, that passes the key's next
+        event-time timer, and when its next processing-time timer is due (None: none)."""
         event, processing = driver.next_timers(state)
-        wake = None if event is None else event // MICROS_PER_MILLI + 1
-        if processing is not None:
-            poll = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
-            wake = poll if wake is None else min(wake, poll)
-        return wake
+        return None if event is None else event // MICROS_PER_MILLI + 1, processing
 
 
 class StaticTimeline:

@@ -70,7 +70,7 @@ def event_log_decoder(outputs: dict):
             tick, _, rest = line.partition(" ")
             last = max(last or 0, int(tick))
             if rest:
-                source, chunk = rest.split(" ", 1)
+                source, chunk = rest.rsplit(" ", 1)  # a label may hold spaces
                 records = pickle.loads(base64.b64decode(chunk))
                 pushes.append((outputs[source], Chunk(*zip(*records))))
         return pushes, None if last is None else tick_time(last)

@@ -9,7 +9,10 @@ first serves every grouping fed by sources only; its rows are keyed by ``(route,
 route naming the grouping. A call loads the bucket's state once, advances each of its keys that
 has rows or is due by its clocks and its rows in step order (``clocks``), runs their panes
 through the element-wise transforms after the grouping (``routing``), stores the bucket once,
-and moves its one Spark timer to the earliest wake-up of its keys. The second operator,
+and moves its one Spark timer to the earliest wake-up of its keys. Where a heartbeat runs
+(``sources.heartbeat_frame``), every micro-batch calls every bucket, and the bucket's ``due``
+value, when its keys' first processing-time timer is due, spares loading the bucket until
+then. The second operator,
 present when groupings follow groupings, is the ``tail``: one key that finishes steps for the
 later groupings. Rows routed elsewhere (writes, metrics) pass through.
 """
@@ -31,27 +34,32 @@ from panes.runners.key_driver import KeyDriver
 from panes.runners.keyed import KeyedNode
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.streaming.clocks import BatchClocks
 from panes.runners.spark.streaming.key_state import dump_state, load_state
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, load, metrics_columns
 from panes.runners.spark.streaming.tail import Tail, TailState
 from panes.windowing.engine import Counters
 
-# A bucket's state: its keys' (state, first position, wake-up), pickled, and its Spark timer;
-# the tail's: its state.
+# A bucket's state: its keys' (state, first position, Spark wake-up, processing-time due),
+# pickled, and its Spark timer; beside it, the first of its keys' due times. The tail's: its
+# state.
 BUCKET_STATE = "state binary, timer long"
+DUE = "due long"
 
 
 @dataclass
 class Stage:
     """What one operator runs: ``clocks`` of the groupings it keys (grouping id -> clocks),
     or the ``timeline`` of the tail it runs; ``tail_ids``: the tail's groupings; ``buckets``:
-    how many key buckets the groupings' keys fall into."""
+    how many key buckets the groupings' keys fall into; ``heartbeat``: whether a heartbeat
+    calls every bucket each micro-batch."""
 
     buckets: int
     clocks: dict = field(default_factory=dict)
     timeline: object = None
     tail_ids: frozenset = frozenset()
+    heartbeat: bool = False
 
 
 class _Keyed:
@@ -78,6 +86,8 @@ class Operator(StatefulProcessor):
         and user code (whose modules the driver's process may not import) waits until then."""
         self.handle = handle
         self.state = handle.getValueState("bucket", BUCKET_STATE)
+        if self.stage.heartbeat:
+            self.due = handle.getValueState("due", DUE)
         self.built = False
 
     def _build(self) -> None:
@@ -160,14 +170,25 @@ class Operator(StatefulProcessor):
     def _advance_bucket(self, grouping, entries: dict, timer_values, expired, container):
         """Advances the bucket's keys that have rows or whose wake-up has come, then moves the
         bucket's timer to the earliest wake-up left. The bucket's keys are read and written in
-        one state row: a state store call is a round trip to the JVM."""
+        one state row: a state store call is a round trip to the JVM. A call of the heartbeat
+        alone reads the bucket only if one of its keys is due by processing time."""
+        now, processing_now = timer_values.getCurrentWatermarkInMs(), None
+        if self.stage.heartbeat:
+            processing_now = BatchClocks.now(timer_values)[1]
+            if not entries and expired is None:
+                first_due = self.due.get()
+                if first_due is None or first_due[0] > processing_now:
+                    return
         stored = self.state.get()
         keys, timer = ({}, None) if stored is None else (pickle.loads(stored[0]), stored[1])
-        now = timer_values.getCurrentWatermarkInMs()
         due = sorted(
             key
-            for key, (_, _, wake) in keys.items()
-            if wake is not None and wake <= now and key not in entries
+            for key, (_, _, wake, processing) in keys.items()
+            if key not in entries
+            and (
+                (wake is not None and wake <= now)
+                or (processing is not None and processing <= processing_now)
+            )
         )
         self.cell[1] = grouping.label
         grouping.node.start_bundle()
@@ -186,16 +207,22 @@ class Operator(StatefulProcessor):
             else:
                 keys[key_bytes] = kept
         self._emit_finished(grouping, grouping.node.finish_bundle())
-        earliest = min((wake for _, _, wake in keys.values() if wake is not None), default=None)
+        earliest = min((wake for _, _, wake, _ in keys.values() if wake is not None), default=None)
         if keys:
             self.state.update((pickle.dumps(keys, pickle.HIGHEST_PROTOCOL), earliest))
         else:
             self.state.clear()
         self._move_timer(None if timer == expired else timer, earliest)
+        if self.stage.heartbeat:
+            first_due = min((due for *_, due in keys.values() if due is not None), default=None)
+            if first_due is None:
+                self.due.clear()
+            else:
+                self.due.update((first_due,))
 
     def _advance_key(self, grouping, key_bytes, stored, records, timer_values, container):
-        """Advances one key from its ``stored`` ``(state, first position, wake-up)``; returns
-        them anew (None: its state is empty)."""
+        """Advances one key from its ``stored`` ``(state, first position, Spark wake-up,
+        processing-time due)``; returns them anew (None: its state is empty)."""
         if stored is None and not records:
             return None
         counters = Counters()
@@ -222,7 +249,7 @@ class Operator(StatefulProcessor):
         return (
             dump_state(run.state),
             first,
-            grouping.clocks.wake_ms(driver, run.state, timer_values),
+            *grouping.clocks.wakes(driver, run.state, timer_values),
         )
 
     def _advance_tail(self, entries, timer_values, expired, container):

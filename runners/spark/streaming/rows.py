@@ -35,7 +35,12 @@ def load(data: bytes):
 
 def bucket_of(key_bytes: bytes, buckets: int) -> bytes:
     """The bucket of a pickled key: the same in every process and after every restart."""
-    return (zlib.crc32(key_bytes) % buckets).to_bytes(4, "big")
+    return bucket_key(zlib.crc32(key_bytes) % buckets)
+
+
+def bucket_key(index: int) -> bytes:
+    """The Spark key of the ``index``-th key bucket."""
+    return index.to_bytes(4, "big")
 
 
 class Outbox:

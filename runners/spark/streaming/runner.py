@@ -17,6 +17,7 @@ import tempfile
 
 from panes.errors import PipelineConstructionError
 from panes.ir import to_json
+from panes.runners.keyed import is_keyed, waits_on_processing_time
 from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.session import get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
@@ -30,14 +31,20 @@ from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
 from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.progress import ProgressLogger
 from panes.runners.spark.streaming.result import StreamingPipelineResult
-from panes.runners.spark.streaming.rows import ROW_SCHEMA
+from panes.runners.spark.streaming.rows import ROW_SCHEMA, TAIL, bucket_key
 from panes.runners.spark.streaming.sinks import (
     FILE_SINKS,
     BatchCommitter,
     check_sinks,
     file_outputs,
 )
-from panes.runners.spark.streaming.sources import is_unbounded, unbounded_decoder, unbounded_frame
+from panes.runners.spark.streaming.sources import (
+    dataframe_session,
+    heartbeat_frame,
+    is_unbounded,
+    unbounded_decoder,
+    unbounded_frame,
+)
 from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
 from panes.runners.spark.streaming.tail import layers
 
@@ -57,6 +64,9 @@ QUERY_CONF = {
     "spark.sql.execution.pyspark.udf.simplifiedTraceback.enabled": "false",
 }
 AVAILABLE_NOW = "available_now"
+# The trigger interval of a pipeline that reads a heartbeat (``sources.heartbeat_frame``) and
+# sets none: how late, at most, a processing-time timer fires beyond a micro-batch's duration.
+HEARTBEAT_INTERVAL = "1 second"
 # Key buckets per partition of the state: Spark calls an operator once per bucket, so fewer
 # buckets mean fewer calls, and more mean smaller wake-up tables per bucket.
 KEY_BUCKETS_PER_PARTITION = 16
@@ -70,7 +80,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     static, unbounded = _sources(ir)
     first, tail, downstream = layers(ir)
     location = _checkpoint_location(options, sinks)
-    spark = get_session(options)
+    spark = dataframe_session(unbounded) or get_session(options)
     _configure(options)
     fs = HadoopFileSystems(spark.sparkContext)
     temporary = location is None
@@ -86,6 +96,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     def ingested(frame, decoder):
         return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
 
+    heartbeat = bool(unbounded) and _waits_on_processing_time(ir)
     if unbounded:
         frames = [
             ingested(unbounded_frame(spark, node, options), unbounded_decoder(node))
@@ -93,6 +104,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         ]
         clocks: dict = {label: BatchClocks() for label in first}
         timeline: BatchTimeline | StaticTimeline = BatchTimeline()
+        if heartbeat:
+            beats = [(label, bucket_key(b)) for label in first for b in range(buckets)]
+            frames.append(heartbeat_frame(spark, beats + ([(TAIL, b"")] if tail else [])))
     else:
         inputs = StaticInputs(ir, static)
         events = posixpath.join(store.root, "events")
@@ -112,7 +126,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     # Rows routed to TICK only carry the watermark column: a filter here would be pushed below
     # the watermark and drop them before Spark sees it, so the stages after ignore them.
     rows = rows.withWatermark("wm", "0 seconds").drop("wm")
-    stages = ([Stage(buckets, clocks=clocks, tail_ids=tail_ids)] if first else []) + (
+    stages = ([Stage(buckets, clocks, tail_ids=tail_ids, heartbeat=heartbeat)] if first else []) + (
         [Stage(buckets, timeline=timeline, tail_ids=tail_ids)] if tail else []
     )
     for stage in stages:
@@ -126,7 +140,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         .queryName(label)
         .option("checkpointLocation", location)
     )
-    trigger = _trigger(options, bounded=not unbounded)
+    trigger = _trigger(options, bounded=not unbounded, heartbeat=heartbeat)
     if trigger:
         writer = writer.trigger(**trigger)
     # The query runs on its DataFrame's session: a user's streaming DataFrame may come from
@@ -146,6 +160,12 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     if not unbounded or options.trigger_interval == AVAILABLE_NOW:
         result.wait_until_finish()
     return result
+
+
+def _waits_on_processing_time(ir) -> bool:
+    return any(
+        waits_on_processing_time(ir, node) for node in ir.nodes.values() if is_keyed(ir, node)
+    )
 
 
 def _check_side_inputs(ir) -> None:
@@ -203,13 +223,16 @@ def default_partitions(spark, chosen=None) -> int:
     return int(user_set) if user_set else spark.sparkContext.defaultParallelism
 
 
-def _trigger(options, bounded: bool) -> dict:
+def _trigger(options, bounded: bool, heartbeat: bool) -> dict:
     """Event logs end by themselves (AvailableNow); otherwise ``--trigger_interval`` (seconds,
     a Spark interval such as ``"1 minute"``, or ``available_now``: what has arrived, then
-    stop), else Spark's default: the next micro-batch as soon as the last is done."""
+    stop), else Spark's default: the next micro-batch as soon as the last is done — or, with
+    a heartbeat, which always has data, a micro-batch every ``HEARTBEAT_INTERVAL``."""
     interval = options.trigger_interval
     if bounded or interval == AVAILABLE_NOW:
         return {"availableNow": True}
+    if interval is None and heartbeat:
+        interval = HEARTBEAT_INTERVAL
     if interval is None:
         return {}
     if isinstance(interval, (int, float)):

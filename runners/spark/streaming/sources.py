@@ -8,6 +8,15 @@ one bundle, positioned by partition and row, and the step is the micro-batch's t
 (``current_timestamp()``, which Spark keeps in its offset log, so a replayed micro-batch sees
 the same). A source's watermark strategy becomes the watermark column: each row's timestamp
 minus the strategy's out-of-orderness, whose maximum Spark keeps as its watermark.
+
+A pipeline that waits on processing time also reads a *heartbeat*: Spark's
+``rate-micro-batch`` source, a row per micro-batch, each turned into an empty row for every
+key bucket of its groupings. Spark runs a micro-batch only when some source has data, and
+calls a key bucket only when it has rows or an event-time timer; the heartbeat gives each
+bucket a call per micro-batch, with the micro-batch's timestamp as processing time, so
+processing-time triggers and timers fire while no data arrives. (The source takes part in
+``Trigger.AvailableNow`` with one row, where the ``rate`` source would turn the query into a
+single micro-batch.)
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from panes.io.parquet import ParquetSource
 from panes.io.text import TextSource
 from panes.runners.fusion import Chunk
 from panes.runners.spark.hadoop import HadoopFileSystems
+from panes.runners.spark.serializer import dumps
 from panes.timestamp import MIN_MICROS
 from panes.transforms.source_element import source_values
 from panes.watermark import watermark_for_max
@@ -46,6 +56,16 @@ def is_unbounded(node) -> bool:
     if isinstance(source, (TextSource, ParquetSource)):
         return True
     return isinstance(source, DataFrameSource) and source.dataframe.isStreaming
+
+
+def dataframe_session(nodes):
+    """The session of the first DataFrame the unbounded sources ``nodes`` read, or None: the
+    query runs on that session, which need not be the active one."""
+    for node in nodes:
+        source = lift(node.payload)["source"]
+        if isinstance(source, DataFrameSource):
+            return source.dataframe.sparkSession
+    return None
 
 
 def unbounded_frame(spark, node, options):
@@ -90,6 +110,32 @@ def _file_stream(spark, label, source, options):
         ) from None
     frame = reader.schema(schema).parquet(directory)
     return frame.select(*source.columns) if source.columns else frame
+
+
+def heartbeat_frame(spark, targets: list):
+    """A row for each ``(route, key)`` of ``targets`` every micro-batch, in the ingest stage's
+    schema (``ingest.INGEST_DDL``), with no records and no watermark."""
+    from pyspark.sql import functions
+
+    rate = (
+        spark.readStream.format("rate-micro-batch")
+        .option("rowsPerBatch", 1)
+        .option("numPartitions", 1)
+        .load()
+    )
+    beats = functions.array(
+        *[
+            functions.struct(functions.lit(route).alias("route"), functions.lit(key).alias("key"))
+            for route, key in targets
+        ]
+    )
+    return rate.select(functions.explode(beats).alias("beat")).select(
+        "beat.route",
+        "beat.key",
+        functions.lit(0).cast("long").alias("step"),
+        functions.lit(dumps([])).alias("data"),
+        functions.lit(None).cast("timestamp").alias("wm"),
+    )
 
 
 def unbounded_decoder(node):

@@ -82,6 +82,11 @@ def reference(tmp_path: Path, bad_line_in=None, batches=None) -> Counter:
     return outputs(tmp_path / "all-out" / "panes")
 
 
+# An offsets entry: its version, the batch's metadata, then a line per source in the query's
+# order: the files first (a pipeline that waits on processing time adds the heartbeat).
+_FIRST_SOURCE = 2
+
+
 def planned_batches(checkpoint: Path) -> list:
     """The input files (by index) each micro-batch of a query read, from its checkpoint. Spark's
     file source logs the files of a batch before the query plans it; a driver killed between
@@ -95,7 +100,7 @@ def planned_batches(checkpoint: Path) -> list:
                 logged.setdefault(entry["batchId"], set()).add(entry["path"])
     batches, previous = [], -1
     for path in sorted((checkpoint / "offsets").glob("[0-9]*"), key=lambda p: int(p.name)):
-        end = json.loads(path.read_text().splitlines()[-1])["logOffset"]
+        end = json.loads(path.read_text().splitlines()[_FIRST_SOURCE])["logOffset"]
         files = [file for entry in range(previous + 1, end + 1) for file in logged[entry]]
         previous = end
         if files:

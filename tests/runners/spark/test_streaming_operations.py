@@ -6,6 +6,7 @@ connector is installed). A run prints its progress lines and nothing else, unles
 ``--spark_log_level`` asks for Spark's own output."""
 
 import glob
+import json
 import subprocess
 import sys
 import time
@@ -15,11 +16,11 @@ import pytest
 from pyspark.sql import SparkSession
 
 import panes as beam
-from panes.io.text import WriteToText
+from panes.io.text import ReadFromText, WriteToText
 from panes.metrics import Metrics
 from panes.runners.spark.streaming.sources import ReadFromSpark
 from panes.testing import materialize
-from panes.trigger import AccumulationMode, AfterCount, Repeatedly
+from panes.trigger import AccumulationMode, AfterCount, AfterProcessingTime, Repeatedly
 from panes.watermark import WatermarkStrategy
 from panes.window import FixedWindows, GlobalWindows
 
@@ -34,17 +35,17 @@ def _published(prefix: Path) -> list:
     return [line for path in glob.glob(f"{prefix}-*") for line in Path(path).read_text().split()]
 
 
+def _unbounded_pipeline(tmp_path: Path, **options):
+    return beam.Pipeline(
+        runner="spark",
+        options={"streaming": True, "checkpoint_location": str(tmp_path / "checkpoint"), **options},
+    )
+
+
 @pytest.mark.slow
 def test_an_unbounded_pipeline_runs_until_cancelled(spark, tmp_path):
     rate = spark.readStream.format("rate").option("rowsPerSecond", 20).load()
-    p = beam.Pipeline(
-        runner="spark",
-        options={
-            "streaming": True,
-            "checkpoint_location": str(tmp_path / "checkpoint"),
-            "trigger_interval": 2,
-        },
-    )
+    p = _unbounded_pipeline(tmp_path, trigger_interval=2)
     (
         p
         | ReadFromSpark(rate).with_watermarks(
@@ -79,12 +80,21 @@ def test_an_unbounded_pipeline_runs_until_cancelled(spark, tmp_path):
 @pytest.mark.slow
 def test_a_dataframe_of_a_session_not_active_streams_with_the_runners_settings(spark, tmp_path):
     """The query runs on its DataFrame's session, which is where the runner's settings for
-    it (transformWithState's state store among them) must go."""
+    it (transformWithState's state store among them) must go, and whose shuffle partitions
+    the user set lay out its state."""
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "lines.txt").write_text("a\nb\na\n")
-    lines = spark.newSession().readStream.format("text").load(str(tmp_path / "in"))
+    other = spark.newSession()
+    other.conf.set("spark.sql.shuffle.partitions", "3")
+    lines = other.readStream.format("text").load(str(tmp_path / "in"))
+    checkpoint = tmp_path / "checkpoint"
     p = beam.Pipeline(
-        runner="spark", options={"streaming": True, "trigger_interval": "available_now"}
+        runner="spark",
+        options={
+            "streaming": True,
+            "trigger_interval": "available_now",
+            "checkpoint_location": str(checkpoint),
+        },
     )
     counts = (
         p
@@ -105,6 +115,8 @@ def test_a_dataframe_of_a_session_not_active_streams_with_the_runners_settings(s
     for key, count in captured.values:
         latest[key] = max(count, latest.get(key, 0))
     assert latest == {"a": 2, "b": 1}
+    layout = json.loads((checkpoint / "panes" / "layout.json").read_text())
+    assert layout["state_partitions"] == 3
 
 
 def test_kafka_is_read_through_sparks_connector(spark):
@@ -172,3 +184,40 @@ def test_a_run_prints_its_progress_and_nothing_else(tmp_path):
 def test_a_log_level_shows_what_pyspark_prints(tmp_path):
     printed = _quick_start(tmp_path, "--spark_log_level=WARN")
     assert "Streaming TransformWithStateInPandas Python worker" in printed
+
+
+@pytest.mark.slow
+def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_path):
+    """A processing-time trigger and ``GroupIntoBatches``' buffering timer fire on files that
+    all arrived before the start: no later input moves the clock, the heartbeat does."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "0.txt").write_text("a\na\nb\n")
+    p = _unbounded_pipeline(tmp_path)  # a micro-batch a second: the heartbeat's default
+    words = p | ReadFromText(str(tmp_path / "in" / "*.txt"))
+    (
+        words
+        | beam.Map(lambda word: (word, 1))
+        | beam.WindowInto(
+            GlobalWindows(),
+            trigger=Repeatedly(AfterProcessingTime(2)),
+            accumulation_mode=AccumulationMode.DISCARDING,
+        )
+        | beam.CombinePerKey(sum)
+        | beam.Map(lambda kv: f"{kv[0]}={kv[1]}")
+        | "WriteCounts" >> WriteToText(str(tmp_path / "out" / "counts"))
+    )
+    (
+        words
+        | "Keyed" >> beam.Map(lambda word: ("k", word))
+        | beam.GroupIntoBatches(10, max_buffering_duration_secs=2)
+        | beam.Map(lambda kv: "+".join(sorted(kv[1])))
+        | "WriteBatches" >> WriteToText(str(tmp_path / "out" / "batches"))
+    )
+    result = p.run()
+    prefixes = (tmp_path / "out" / "counts", tmp_path / "out" / "batches")
+    deadline = time.time() + 180
+    while not all(map(_published, prefixes)) and time.time() < deadline:
+        time.sleep(2)
+    assert result.cancel() == "CANCELLED"
+    assert sorted(_published(prefixes[0])) == ["a=2", "b=1"]
+    assert _published(prefixes[1]) == ["a+a+b"]

@@ -1,6 +1,7 @@
 """A quick look at the streaming runner (the corpus runs on it in the slow tier): a TestStream
 with early, on-time and late panes, a late element routed to the late-data output and one
-dropped, on Spark Structured Streaming gives the direct runner's panes and counters."""
+dropped, on Spark Structured Streaming gives the direct runner's panes and counters (its
+label has spaces, as Beam's labels often do)."""
 
 import logging
 
@@ -25,7 +26,7 @@ def _run(runner, options=None):
     )
     grouped = (
         p
-        | events
+        | "Events of a game" >> events
         | beam.WindowInto(
             FixedWindows(10),
             trigger=AfterWatermark(early=AfterCount(2), late=AfterCount(1)),
