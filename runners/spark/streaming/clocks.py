@@ -16,9 +16,9 @@ clocks therefore travel through Spark's watermark in one of two ways:
   micro-batch is one step (``key_driver.MicroBatch``): the watermark moves (Spark computed
   it as the previous batch ended), then processing time, then the batch's elements are one
   bundle. Spark's timers wake a key for its event-time timers; for its processing-time ones
-  a key is indexed by when they are due, and the *heartbeat* (``sources.heartbeat_frame``)
-  calls every key bucket on each micro-batch, even one without data, to advance its keys that
-  are due by the micro-batch's timestamp: the wall clock, to within a trigger interval.
+  a key keeps when the next is due, and the *heartbeat* (``sources.heartbeat_frame``) calls
+  every key bucket on each micro-batch, even one without data, to advance its keys that are
+  due by the micro-batch's timestamp: the wall clock, to within a trigger interval.
 """
 
 from __future__ import annotations
