@@ -65,6 +65,7 @@ class Case:
     module: str  # path under apache_beam/, e.g. examples/wordcount.py
     entry: str | None = None
     args: tuple = ()
+    runner_args: dict | None = None  # what a runner needs besides ``args``, by runner
     input: str | None = None  # a file or folder of the repository, e.g. examples/data/...
     compare: tuple | None = None  # what to compare; by default what the kind produces
     tests: tuple | None = None  # the test methods to run, by name or pattern (default: all)
@@ -255,7 +256,9 @@ def _cloud_stand_ins(case: Case, sdk: Sdk, workdir: Path) -> list:
             super().__init__()
 
         def expand(self, pbegin):
-            return pbegin | beam.io.ReadFromText(str(input_file)) | beam.Map(str.encode)
+            # The messages as an event log: a streaming run replays them and ends.
+            lines = input_file.read_text(encoding="utf-8").splitlines()
+            return pbegin | beam.Create(lines) | beam.Map(str.encode)
 
     class WriteToBigQuery(beam.PTransform):
         def __init__(self, table, dataset=None, project=None, schema=None, **kwargs):
@@ -350,8 +353,9 @@ def _run_pipeline(case: Case, sdk: Sdk, module, workdir: Path) -> dict:
     """Runs the program in ``workdir``, as a user runs it in their own folder: relative
     paths, as ``{input}`` is, are the driver's there."""
     output = workdir / "out" / "result"
-    arguments = {"output": str(output), "input": _input(case, workdir)}
-    argv = [arg.format(**arguments) for arg in case.args] + [f"--runner={sdk.runner}"]
+    arguments = {"output": str(output), "input": _input(case, workdir), "workdir": workdir}
+    args = [*case.args, *(case.runner_args or {}).get(sdk.runner, ())]
+    argv = [arg.format(**arguments) for arg in args] + [f"--runner={sdk.runner}"]
     with _working_directory(workdir):
         getattr(module, case.entry)(argv)
     lines = [

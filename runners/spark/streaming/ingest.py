@@ -49,7 +49,7 @@ def ingest(ir_json: str, decode, buckets: int, tail_ids=frozenset()):
         ir = from_json(ir_json)
         cell = [MetricsContainer(), None]
         outbox = Outbox(ir, buckets, partition.to_bytes(4, "big"), tail_ids)
-        router = Router(ir, outbox.exit, cell)
+        router = Router(ir, outbox.exit, outbox.side, cell)
         token = metrics_cell_scope(cell)
         watermark, step = None, 0
         try:

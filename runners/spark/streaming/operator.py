@@ -99,16 +99,16 @@ class Operator(StatefulProcessor):
         self.tail = Tail(ir) if self.stage.timeline is not None else None
         self.cell = [MetricsContainer(), None]
         self.outbox = Outbox(ir, self.stage.buckets, tail_ids=self.stage.tail_ids)
-        exit = self.outbox.exit
+        exit, side = self.outbox.exit, self.outbox.side
         if self.tail is not None:
-            tail, outbox = self.tail, self.outbox
+            tail, outbox, side = self.tail, self.outbox, self.tail.deliver_side
 
             def exit(node, chunk):
-                if node.id in tail.groupings:
+                if node.id in tail.order:
                     return tail.deliver(node, chunk)
                 return outbox.exit(node, chunk)
 
-        self.router = Router(ir, exit, self.cell)
+        self.router = Router(ir, exit, side, self.cell)
         self.built = True
 
     def handleInputRows(self, key, rows, timerValues):
@@ -260,7 +260,7 @@ class Operator(StatefulProcessor):
         counters = {label: Counters() for label in self.tail.groupings}
         self.router.start_bundle()
         self.tail.finish(tail_state, self.stage.timeline.view(timer_values), self.router, counters)
-        self.router.finish_bundle(max(tail_state.done, 0), ())
+        self.router.finish_bundle(max(tail_state.complete, 0), ())
         for label, counted in counters.items():
             counted.report(container, label)
         wake = None

@@ -21,16 +21,26 @@ from panes.window import windowed_value
 
 class Router:
     """The push graph below collections, built on first use. ``exit(node, chunk)`` receives
-    what reaches a grouping or a write; ``cell`` is the metrics cell of the loop running it."""
+    what reaches a grouping, a write or a ParDo with side inputs (the tail runs those),
+    ``side(pcollection_id, chunk)`` what reaches a side collection; ``cell`` is the metrics
+    cell of the loop running it."""
 
-    def __init__(self, ir, exit, cell: list):
-        self.ir, self.exit, self.cell = ir, exit, cell
+    def __init__(self, ir, exit, side, cell: list):
+        self.ir, self.exit, self.side, self.cell = ir, exit, side, cell
+        self._sides = {spec.pcollection for node in ir.nodes.values() for spec in node.side_inputs}
         self._pushes: dict = {}
+        self._through: dict = {}
         self.stages: list = []
         self._in_bundle = False
 
     def push(self, pcollection_id: str, chunk: Chunk) -> None:
         self._entry(pcollection_id)(chunk)
+
+    def push_through(self, node, chunk: Chunk, resolver) -> None:
+        """Pushes ``chunk`` through ``node``, a ParDo whose side inputs ``resolver`` gives."""
+        if node.id not in self._through:
+            self._through[node.id] = self._stage(node, resolver)
+        self._through[node.id](chunk)
 
     def start_bundle(self) -> None:
         """Starts a bundle of every stage; one built during the bundle starts it when built."""
@@ -54,12 +64,19 @@ class Router:
     def _entry(self, pcollection_id: str):
         if pcollection_id not in self._pushes:
             consumers = self.ir.consumers(pcollection_id)
-            pushes = [self._consumer(node, pcollection_id) for node in consumers]
+            pushes = [
+                self._consumer(node, pcollection_id)
+                for node in consumers
+                if pcollection_id in node.inputs
+            ]
+            if pcollection_id in self._sides:
+                side = self.side
+                pushes.append(lambda chunk: side(pcollection_id, chunk))
             self._pushes[pcollection_id] = pushes[0] if len(pushes) == 1 else _fan_out(pushes)
         return self._pushes[pcollection_id]
 
     def _consumer(self, node, pcollection_id: str):
-        if is_keyed(self.ir, node) or node.kind == "write":
+        if is_keyed(self.ir, node) or node.kind == "write" or node.side_inputs:
             exit = self.exit
             return lambda chunk: exit(node, chunk)
         if node.kind == "flatten":
@@ -69,16 +86,21 @@ class Router:
                     positions=[flattened(position, index) for position in chunk.positions]
                 )
             )
+        return self._stage(node)
+
+    def _stage(self, node, resolver=None):
+        """The push function of an element-wise ``node``'s stage, bound to its consumers."""
         stage: WindowStage | ParDoStage | _TaggedParDo
         if node.kind == "assign_windows":
             window_fn = lift(self.ir.pcollections[node.outputs["main"]].windowing).window_fn
             stage, down = WindowStage(node.id, window_fn), self._entry(node.outputs["main"])
             stage.label = node.id
         elif len(node.outputs) == 1:
-            stage = ParDoStage(node.id, lift(node.payload))
+            stage = ParDoStage(node.id, lift(node.payload), resolver)
             down = self._entry(next(iter(node.outputs.values())))
         else:
-            stage = _TaggedParDo(node, {tag: self._entry(pc) for tag, pc in node.outputs.items()})
+            downs = {tag: self._entry(pc) for tag, pc in node.outputs.items()}
+            stage = _TaggedParDo(node, downs, resolver)
             down = None
         self.cell[1] = node.id
         stage.open()
@@ -103,10 +125,10 @@ class _TaggedParDo:
     """A ParDo with tagged outputs, run element by element; each output goes to its tag's
     consumers at ``(*position, index)``."""
 
-    def __init__(self, node, downs: dict):
+    def __init__(self, node, downs: dict, resolver=None):
         payload = lift(node.payload)
         self.label = node.id
-        self.runner = DoFnRunner.of_payload(node.id, payload)
+        self.runner = DoFnRunner.of_payload(node.id, payload, resolver)
         self.downs = downs
 
     def open(self) -> None:

@@ -24,7 +24,8 @@ from panes.runners.spark.serializer import dumps
 ROW_SCHEMA = "route string, key binary, step long, data binary"
 METRICS = "metrics"
 TAIL = "tail"  # rows bound for the groupings after groupings (``tail``)
-IN, HOLD = "in", "hold"  # a tail row's entries: inputs of its groupings, changes of holds
+# A tail row's entries: inputs of its nodes, changes of holds, elements of side collections.
+IN, HOLD, SIDE = "in", "hold", "side"
 TICK = "tick"  # rows that only carry the watermark column
 _COLUMNS = ("route", "key", "step", "data")
 
@@ -55,7 +56,7 @@ class Outbox:
 
     def exit(self, node, chunk) -> None:
         """``routing.Router``'s exit: groupings get keyed records, writes positioned values, and
-        the tail's groupings their records, unkeyed (``tail``)."""
+        the tail's nodes their records, unkeyed (``tail``)."""
         if node.id in self.tail_ids:
             self._records(TAIL, b"").append((IN, node.id, list(zip(*chunk))))
             return
@@ -74,6 +75,10 @@ class Outbox:
             if records is None:
                 records = keyed[(route, key_bytes)] = []
             records.append((position, value, timestamp, windows, pane))
+
+    def side(self, pcollection_id: str, chunk) -> None:
+        """``routing.Router``'s exit for a side collection's elements: they go to the tail."""
+        self._records(TAIL, b"").append((SIDE, pcollection_id, list(zip(*chunk))))
 
     def add(self, route: str, key: bytes, entries: list) -> None:
         self._records(route, key).extend(entries)

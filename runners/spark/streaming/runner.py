@@ -169,11 +169,14 @@ def _waits_on_processing_time(ir) -> bool:
 
 
 def _check_side_inputs(ir) -> None:
+    """Stateless ParDos take side inputs (in the tail: ``side_inputs``); stateful ones do not
+    yet."""
     for node in ir.nodes.values():
-        if node.side_inputs:
+        if node.side_inputs and is_keyed(ir, node):
             raise PipelineConstructionError(
-                f"'{node.id}' takes side inputs, which the streaming runner does not support "
-                f"yet; run the pipeline in batch, or join the inputs with a grouping instead"
+                f"'{node.id}' is a stateful DoFn with side inputs, which the streaming runner "
+                f"does not support yet; run the pipeline in batch, or read the side input in a "
+                f"ParDo before it"
             )
 
 

@@ -26,14 +26,6 @@ def test_a_streaming_file_sink_needs_a_checkpoint_location(tmp_path):
         p.run()
 
 
-def test_side_inputs_are_refused():
-    p = _streaming()
-    table = p | "Table" >> beam.Create([1])
-    p | "Read" >> beam.Create([1]) | "Join" >> beam.Map(lambda x, t: x, beam.AsList(table))
-    with pytest.raises(PipelineConstructionError, match="'Join' takes side inputs"):
-        p.run()
-
-
 def test_an_event_log_and_an_unbounded_source_do_not_mix(tmp_path):
     p = _streaming()
     (

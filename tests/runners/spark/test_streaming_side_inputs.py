@@ -1,0 +1,85 @@
+"""Side inputs on streaming: ParDos read a per-window total computed by a grouping, a
+per-window list straight from the source, and a global table, over a TestStream that moves the
+watermark, with late data; a grouping sums what they give. Every stage gives the direct
+runner's elements and panes, though the main elements wait for their side windows."""
+
+import pytest
+
+import panes as beam
+from panes.errors import PipelineConstructionError
+from panes.pvalue import AsDict, AsList, AsSingleton
+from panes.testing import TestStream, materialize
+from panes.transforms.userstate import SetStateSpec
+from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
+from panes.window import FixedWindows, TimestampedValue
+
+
+def _events():
+    stream = TestStream()
+    for step in range(5):
+        stream.add_elements(
+            [
+                TimestampedValue((f"k{(step + i) % 3}", step * 10 + i), step * 6 + i)
+                for i in range(3)
+            ]
+        )
+        stream.advance_watermark_to(step * 6)
+    stream.add_elements([TimestampedValue(("k1", 100), 4)])  # late, within the lateness
+    return stream.advance_watermark_to(40)
+
+
+def _run(runner, options=None):
+    p = beam.Pipeline(runner=runner, options=options)
+    events = p | _events()
+    windowed = events | "Fixed" >> beam.WindowInto(
+        FixedWindows(10),
+        trigger=AfterWatermark(late=AfterCount(1)),
+        accumulation_mode=AccumulationMode.DISCARDING,
+        allowed_lateness=10,
+    )
+    total = (
+        windowed
+        | "Values" >> beam.Values()
+        | "Total" >> beam.CombineGlobally(sum).as_singleton_view()
+    )
+    weights = windowed | "Weights" >> beam.Map(lambda kv: kv[1] % 4)
+    table = p | "Table" >> beam.Create([("k0", "zero"), ("k1", "one")])
+    shares = windowed | "Share" >> beam.Map(
+        lambda kv, total, weights, names: (names.get(kv[0], kv[0]), kv[1] / total + sum(weights)),
+        total,
+        AsList(weights),
+        AsDict(table),
+    )
+    summed = shares | "Sum" >> beam.CombinePerKey(sum)
+    capped = shares | "Cap" >> beam.CombinePerKey(
+        lambda values, total: min(sum(values), total / 10), total
+    )
+    handles = [
+        materialize(pc, name)
+        for pc, name in ((shares, "Shares"), (summed, "Summed"), (capped, "Capped"))
+    ]
+    p.run()
+    return [sorted(map(repr, handle.windowed_values)) for handle in handles]
+
+
+@pytest.mark.slow
+def test_side_inputs_give_the_direct_runners_outputs(spark):
+    streamed = _run("spark", {"streaming": True})
+    assert streamed == _run("direct")
+    assert all(streamed)
+
+
+class _Seen(beam.DoFn):
+    SEEN = SetStateSpec("seen")
+
+    def process(self, kv, limit, seen=beam.DoFn.StateParam(SEEN)):
+        seen.add(kv[1])
+        yield kv
+
+
+def test_a_stateful_dofn_with_side_inputs_is_refused():
+    p = beam.Pipeline(runner="spark", options={"streaming": True})
+    limit = p | "Limit" >> beam.Create([10])
+    p | "Read" >> beam.Create([("a", 1)]) | "Seen" >> beam.ParDo(_Seen(), AsSingleton(limit))
+    with pytest.raises(PipelineConstructionError, match="'Seen' is a stateful DoFn with side"):
+        p.run()
