@@ -12,6 +12,10 @@ from panes.options.pipeline_options import PipelineOptions, add_spark_arguments
 _FROM_BEAM = {
     beam_options.StandardOptions: ("streaming",),
     beam_options.GoogleCloudOptions: ("job_name",),
+    beam_options.WorkerOptions: (
+        "default_sdk_harness_log_level",
+        "sdk_harness_log_level_overrides",
+    ),
 }
 
 

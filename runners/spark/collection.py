@@ -33,6 +33,7 @@ from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH, by_position
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.timeline import Timeline
+from panes.runners.spark.worker_logs import captured
 
 
 @dataclass(frozen=True)
@@ -69,17 +70,18 @@ class Pending:
             chunks = records if chunked else iter(lambda: list(islice(records, CHUNK)), [])
             token = metrics_cell_scope(cell)
             try:
-                chain.open()
-                chain.start_bundle()
-                last = None
-                for chunk in chunks:
-                    last = feed(partition, chunk, chain.push)
+                with captured():
+                    chain.open()
+                    chain.start_bundle()
+                    last = None
+                    for chunk in chunks:
+                        last = feed(partition, chunk, chain.push)
+                        yield from sink.drain()
+                    step = FIRST_STEP if last is None else last[0]
+                    chain.finish_bundle(lambda index: (step, FINISH, partition, index))
+                    chain.close()
                     yield from sink.drain()
-                step = FIRST_STEP if last is None else last[0]
-                chain.finish_bundle(lambda index: (step, FINISH, partition, index))
-                chain.close()
-                yield from sink.drain()
-                yield from sink.finish()
+                    yield from sink.finish()
             finally:
                 reset_metrics_scope(token)
             report(accumulator, loop, partition, cell[0])

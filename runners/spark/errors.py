@@ -1,8 +1,10 @@
 """Carries a user function's error from a Spark worker to the driver as a UserCodeError.
 
 A worker's exception reaches the driver as text inside a JVM error. The worker wraps the
-UserCodeError's label, element and cause between markers; the driver finds them and raises the
-same UserCodeError a direct run would, instead of a JVM stack trace.
+UserCodeError's label, element and cause between markers, with the log records its task's
+user code wrote (``worker_logs``: a failed task reports no metrics, and they often say why);
+the driver finds them, passes the records on and raises the same UserCodeError a direct run
+would, instead of a JVM stack trace.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 
 from panes.errors import RunnerError, UserCodeError
 from panes.runners.collector import cycle_collection_paused
+from panes.runners.spark import worker_logs
 
 _MARK = "@@panes-user-code-error@@"
 _PATTERN = re.compile(re.escape(_MARK) + r"([A-Za-z0-9+/=]+)" + re.escape(_MARK))
@@ -38,7 +41,9 @@ def _encode(error: UserCodeError) -> str:
         pickle.loads(pickle.dumps(cause))
     except Exception:
         cause = RuntimeError(f"{type(cause).__name__}: {cause}")
-    payload = pickle.dumps((error.label, _portable(error.element), cause, error.location))
+    payload = pickle.dumps(
+        (error.label, _portable(error.element), cause, error.location, worker_logs.taken())
+    )
     return _MARK + base64.b64encode(payload).decode() + _MARK
 
 
@@ -87,6 +92,7 @@ def surfaced_errors(step: str):
     except Exception as error:
         match = _PATTERN.search(str(error))
         if match:
-            label, element, cause, location = pickle.loads(base64.b64decode(match.group(1)))
+            label, element, cause, location, logs = pickle.loads(base64.b64decode(match.group(1)))
+            worker_logs.emit([logs])
             raise UserCodeError(label, element, cause, location) from None
         raise RunnerError(f"Spark failed while running '{step}': {error}") from error

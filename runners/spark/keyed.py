@@ -31,6 +31,7 @@ from panes.runners.spark.timeline import (
     layout,
     received,
 )
+from panes.runners.spark.worker_logs import captured, emit, taken
 from panes.timestamp import MIN_MICROS
 from panes.windowing.engine import Counters
 
@@ -70,11 +71,12 @@ def plan_keyed(node, source, plan, resolver=None) -> dict:
         container = MetricsContainer()
         token = metrics_scope(container, label)
         try:
-            keyed.open()
-            keyed.start_bundle()
-            replay = drive_keys(keyed.processor, elements, timeline, clock.value)
-            finished = keyed.finish_bundle()
-            keyed.close()
+            with captured():
+                keyed.open()
+                keyed.start_bundle()
+                replay = drive_keys(keyed.processor, elements, timeline, clock.value)
+                finished = keyed.finish_bundle()
+                keyed.close()
         finally:
             reset_metrics_scope(token)
         last = FIRST_STEP
@@ -92,15 +94,16 @@ def plan_keyed(node, source, plan, resolver=None) -> dict:
             watermarks = []
         else:
             watermarks = [(e.step, e.time, e.idle) for e in replay.watermarks]
-        yield CONTROL, watermarks, (replay.counters, container)
+        yield CONTROL, watermarks, (replay.counters, container, taken())
 
     out = worker_output(pairs.mapPartitionsWithIndex(worker_generator(run)))
     out = plan.persist(out.setName(label))
     controls = plan.action(label, lambda: out.filter(lambda r: r[0] == CONTROL).collect())
     counters = Counters()
-    for _, _, (partition_counters, container) in controls:
+    for _, _, (partition_counters, container, _) in controls:
         counters.add(partition_counters)
         plan.metrics.merge(container)
+    emit(logs for _, _, (_, _, logs) in controls)
     counters.report(plan.metrics, label)
     if spread:
         holds = worker_output(out.filter(lambda r: r[0] == HOLDS).map(lambda r: (r[1], r[2])))

@@ -16,6 +16,7 @@ from panes.runners.spark.metrics import loop_id, report
 from panes.runners.spark.positions import FINISH
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.side_inputs import side_input_values
+from panes.runners.spark.worker_logs import captured
 from panes.transforms.dofn_runner import DoFnRunner
 from panes.transforms.side_inputs import SideInputResolver
 from panes.windowing import window_fn_kinds
@@ -52,17 +53,18 @@ def plan_par_do(node, inputs, plan) -> dict:
             finally:
                 reset_metrics_scope(token)
 
-        runner = DoFnRunner.of_payload(label, payload, resolver())
-        scoped(runner.setup)
-        scoped(runner.start_bundle)
-        step = FIRST_STEP
-        for position, wv in records:
-            step = position[0]
-            for index, (tag, out) in enumerate(scoped(runner.process, wv)):
-                yield (*position, index), out, tag
-        for index, (tag, out) in enumerate(scoped(runner.finish_bundle)):
-            yield (step, FINISH, partition, index), out, tag
-        scoped(runner.teardown)
+        with captured():
+            runner = DoFnRunner.of_payload(label, payload, resolver())
+            scoped(runner.setup)
+            scoped(runner.start_bundle)
+            step = FIRST_STEP
+            for position, wv in records:
+                step = position[0]
+                for index, (tag, out) in enumerate(scoped(runner.process, wv)):
+                    yield (*position, index), out, tag
+            for index, (tag, out) in enumerate(scoped(runner.finish_bundle)):
+                yield (step, FINISH, partition, index), out, tag
+            scoped(runner.teardown)
         report(accumulator, loop, partition, container)
 
     tagged = plan.persist(

@@ -23,13 +23,14 @@ from panes.runners.spark.errors import surfaced_errors
 from panes.runners.spark.file_writes import FILE_SINKS, plan_file_write
 from panes.runners.spark.grouping import plan_grouping
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations, plan_sql_aggregation
-from panes.runners.spark.metrics import committed, partition_metrics
+from panes.runners.spark.metrics import committed, emit_new_logs, partition_metrics
 from panes.runners.spark.pardo import plan_assign_windows, plan_par_do
 from panes.runners.spark.positions import flattened
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.session import get_session
 from panes.runners.spark.sources import driver_read, plan_source, plan_test_stream
 from panes.runners.spark.timeline import Merged, is_spread
+from panes.runners.spark.worker_logs import ship_levels, worker_log_levels
 
 
 class Plan:
@@ -44,6 +45,7 @@ class Plan:
         self.captures: dict = {}
         self.metrics = MetricsContainer()
         self.metrics_accumulator = partition_metrics(self.sc)
+        self.logged: set = set()  # the reports whose log records the driver passed on
         self.sources = {
             node.id: driver_read(node) for node in ir.nodes.values() if node.kind in SOURCE_KINDS
         }
@@ -71,9 +73,13 @@ class Plan:
         return rdd
 
     def action(self, label: str, run):
+        """Runs a Spark job; then passes on the log records its tasks' user code wrote."""
         self.sc.setJobDescription(f"panes: {label}")
-        with surfaced_errors(label):
-            return run()
+        try:
+            with surfaced_errors(label):
+                return run()
+        finally:
+            emit_new_logs(self.metrics_accumulator, self.logged)
 
     def collect_sorted(self, collection: Collection, label: str) -> Captured:
         """The collection's windowed values in event-log order, with their steps, on the
@@ -160,7 +166,9 @@ class SparkRunner:
             from panes.runners.spark.streaming.runner import run_streaming
 
             return run_streaming(ir, options, self.partitions, self.steps_per_micro_batch)
+        levels = worker_log_levels(options)
         session = get_session(options)
+        ship_levels(session.sparkContext, levels)
         ir, queries = lower_aggregations(ir, session)
         plan = Plan(
             ir, session, self.partitions or options.spark_partitions, self.shuffle_seed, queries

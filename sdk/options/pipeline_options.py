@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import functools
+import json
 import logging
 import sys
 
@@ -44,6 +45,13 @@ class _KeyValueAction(argparse.Action):
                 f"spark.executor.memory=4g; got {values!r}"
             )
         setattr(namespace, self.dest, {**(getattr(namespace, self.dest) or {}), name: value})
+
+
+class _DictUnionAction(argparse.Action):
+    """A JSON object per use, merged into one dict (a later name's value wins), as Beam's."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, {**(getattr(namespace, self.dest) or {}), **values})
 
 
 class _CommaSeparatedListAction(argparse.Action):
@@ -337,7 +345,9 @@ class GoogleCloudOptions(PipelineOptions):
 
 
 class WorkerOptions(PipelineOptions):
-    """Dataflow's worker options, accepted for compatibility (Spark sizes its own cluster)."""
+    """Dataflow's worker options, accepted for compatibility (Spark sizes its own cluster), and
+    Beam's levels of the log records that user code on workers writes, which the Spark runner
+    brings to the driver (docs/spark.md)."""
 
     @classmethod
     def _add_argparse_args(cls, parser):
@@ -345,6 +355,18 @@ class WorkerOptions(PipelineOptions):
             parser.add_argument(f"--{name}", type=int, default=None)
         for name in ("machine_type", "worker_machine_type", "autoscaling_algorithm"):
             parser.add_argument(f"--{name}", default=None)
+        parser.add_argument(
+            "--default_sdk_harness_log_level",
+            default=None,
+            help="the level of the log records workers send to the driver (default: INFO)",
+        )
+        parser.add_argument(
+            "--sdk_harness_log_level_overrides",
+            type=_json_object,
+            action=_DictUnionAction,
+            default=None,
+            help='levels of named loggers on workers, as JSON: \'{"a.b": "DEBUG"}\'',
+        )
 
 
 class TypeOptions(PipelineOptions):
@@ -454,6 +476,16 @@ def add_spark_arguments(parser, master_flags=("--spark_master",)) -> None:
         default=None,
         help="files a watched directory hands to one streaming micro-batch",
     )
+
+
+def _json_object(value):
+    try:
+        loaded = json.loads(value)
+    except json.JSONDecodeError:
+        loaded = None
+    if not isinstance(loaded, dict):
+        raise argparse.ArgumentTypeError('takes a JSON object, e.g. \'{"a.b": "DEBUG"}\'')
+    return loaded
 
 
 def _not_a_flag(value):

@@ -25,6 +25,8 @@ def test_the_spark_options_parse_on_beams_command_line():
             "--checkpoint_location=/data/checkpoints",
             "--trigger_interval=10",
             "--job_name=scores",
+            "--default_sdk_harness_log_level=WARNING",
+            '--sdk_harness_log_level_overrides={"my.module": "DEBUG"}',
         ]
     )
     assert options.view_as(PanesOptions).spark_master == "spark://host:7077"
@@ -34,6 +36,8 @@ def test_the_spark_options_parse_on_beams_command_line():
     assert panes.spark_conf == {"spark.executor.memory": "4g", "spark.ui.enabled": "false"}
     assert (panes.streaming, panes.checkpoint_location) == (True, "/data/checkpoints")
     assert (panes.trigger_interval, panes.job_name) == ("10", "scores")
+    assert panes.default_sdk_harness_log_level == "WARNING"  # Beam's own flags, for the workers
+    assert panes.sdk_harness_log_level_overrides == {"my.module": "DEBUG"}
 
 
 def test_without_flags_the_defaults_are_panes_own():

@@ -3,7 +3,8 @@ the element-wise transforms after the source (``routing``) and hands on what rea
 or a write as ``rows.ROW_SCHEMA`` rows, plus the watermark column Spark's watermark follows.
 
 Each task is one bundle of each transform (``start_bundle`` ... ``finish_bundle``), as on the
-batch Spark runner; user metrics leave the task as one row routed to ``metrics``.
+batch Spark runner; user metrics and log records leave the task as one row routed to
+``metrics``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from panes.ir import from_json
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.streaming.routing import Router
-from panes.runners.spark.streaming.rows import TICK, Outbox, metrics_columns
+from panes.runners.spark.streaming.rows import TICK, Outbox, add_report
+from panes.runners.spark.worker_logs import captured
 
 INGEST_SCHEMA = pa.schema(
     [
@@ -53,26 +55,25 @@ def ingest(ir_json: str, decode, buckets: int, tail_ids=frozenset()):
         token = metrics_cell_scope(cell)
         watermark, step = None, 0
         try:
-            router.start_bundle()
-            for batch in batches:
-                pushes, batch_watermark = decode(batch, task)
-                for pcollection, chunk in pushes:
-                    router.push(pcollection, chunk)
-                    step = chunk.positions[-1][0]
-                if batch_watermark is not None:
-                    watermark = max(watermark or batch_watermark, batch_watermark)
-                if outbox:
-                    yield _batch(outbox.drain(), watermark)
-            router.finish_bundle(step, (partition,))
-            router.close()
+            with captured():
+                router.start_bundle()
+                for batch in batches:
+                    pushes, batch_watermark = decode(batch, task)
+                    for pcollection, chunk in pushes:
+                        router.push(pcollection, chunk)
+                        step = chunk.positions[-1][0]
+                    if batch_watermark is not None:
+                        watermark = max(watermark or batch_watermark, batch_watermark)
+                    if outbox:
+                        yield _batch(outbox.drain(), watermark)
+                router.finish_bundle(step, (partition,))
+                router.close()
         except UserCodeError as error:
             raise TransportedError(transported(error)) from None
         finally:
             reset_metrics_scope(token)
         columns = outbox.drain()
-        if cell[0].counters or cell[0].distributions:
-            for name, values in metrics_columns(cell[0]).items():
-                columns[name] += values
+        add_report(columns, cell[0])
         columns["route"].append(TICK)  # the watermark, even when nothing else leaves
         columns["key"].append(b"")
         columns["step"].append(0)

@@ -37,8 +37,9 @@ from panes.runners.spark.positions import FINISH, grouped
 from panes.runners.spark.streaming.clocks import BatchClocks
 from panes.runners.spark.streaming.key_state import dump_state, load_state
 from panes.runners.spark.streaming.routing import Router
-from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, load, metrics_columns
+from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, add_report, load
 from panes.runners.spark.streaming.tail import Tail, TailState
+from panes.runners.spark.worker_logs import captured
 from panes.windowing.engine import Counters
 
 # A bucket's state: its keys' (state, first position, Spark wake-up, processing-time due),
@@ -150,20 +151,20 @@ class Operator(StatefulProcessor):
             self.tail.close()
 
     def _call(self, advance, *args):
-        """Runs ``advance`` with user metrics scoped to this call; yields its rows."""
+        """Runs ``advance`` with user metrics and log records scoped to this call; yields its
+        rows."""
         container = MetricsContainer()
         self.cell[0] = container
         token = metrics_cell_scope(self.cell)
         try:
-            advance(*args, container)
+            with captured():
+                advance(*args, container)
         except UserCodeError as error:
             raise TransportedError(transported(error)) from None
         finally:
             reset_metrics_scope(token)
         columns = self.outbox.drain()
-        if container.counters or container.distributions:
-            for name, values in metrics_columns(container).items():
-                columns[name] += values
+        add_report(columns, container)
         for route, key, step, data in zip(*columns.values()):
             yield Row(route=route, key=key, step=step, data=data)
 

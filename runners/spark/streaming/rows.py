@@ -8,8 +8,8 @@ grouping's number of buckets) and hold ``(key, records)`` pairs, the records
 ``(position, value, timestamp, windows, pane)``: Spark calls the operator once per bucket, not
 once per key, and a call costs far more than the work of a key in it. A write's rows hold
 ``(position, WindowedValue)`` pairs, keyed by the task's partition to spread them; the tail's
-and metrics' rows their entries. Elements of one bucket travel together, so Spark moves few,
-large rows.
+rows their entries, and a metrics row a task's metrics and log records. Elements of one
+bucket travel together, so Spark moves few, large rows.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import zlib
 
 from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_values
+from panes.runners.spark import worker_logs
 from panes.runners.spark.serializer import dumps
 
 ROW_SCHEMA = "route string, key binary, step long, data binary"
@@ -118,8 +119,15 @@ def _first_step(entry) -> int:
     return 0
 
 
-def metrics_columns(container) -> dict:
-    return {"route": [METRICS], "key": [b""], "step": [0], "data": [dumps(container)]}
+def add_report(columns: dict, container) -> None:
+    """Adds to ``columns`` the task's ``metrics`` row: its user metrics and the log records its
+    user code wrote since its last report (``worker_logs``), when it has any."""
+    logs = worker_logs.taken()
+    if container.counters or container.distributions or logs is not None:
+        columns["route"].append(METRICS)
+        columns["key"].append(b"")
+        columns["step"].append(0)
+        columns["data"].append(dumps((container, logs)))
 
 
 def _boxed(chunk):

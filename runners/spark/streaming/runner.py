@@ -47,6 +47,7 @@ from panes.runners.spark.streaming.sources import (
 )
 from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInputs
 from panes.runners.spark.streaming.tail import layers
+from panes.runners.spark.worker_logs import ship_levels, worker_log_levels
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 # The session settings a streaming query of panes runs with (its own copy of the session's).
@@ -80,7 +81,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     static, unbounded = _sources(ir)
     first, tail, downstream = layers(ir)
     location = _checkpoint_location(options, sinks)
+    levels = worker_log_levels(options)
     spark = dataframe_session(unbounded) or get_session(options)
+    ship_levels(spark.sparkContext, levels)
     _configure(options)
     fs = HadoopFileSystems(spark.sparkContext)
     temporary = location is None

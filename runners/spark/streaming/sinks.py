@@ -8,9 +8,9 @@ any shard of the same micro-batch that a crashed attempt left is removed, the ne
 their final names ``<prefix>-<micro-batch>-<partition><suffix>``, and the marker
 ``<prefix>-<micro-batch>.SUCCESS`` comes last. So any Hadoop file system works, and a
 micro-batch's output is never two attempts mixed. Only what is small by design comes back to
-the driver: captured values (tests) and metrics. Last, the micro-batch is recorded as committed
-(``checkpoint.CheckpointStore``): a micro-batch Spark replays after a crash is skipped if it
-was, and redone whole otherwise.
+the driver: captured values (tests), metrics and the log records of user code. Last, the
+micro-batch is recorded as committed (``checkpoint.CheckpointStore``): a micro-batch Spark
+replays after a crash is skipped if it was, and redone whole otherwise.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from panes.io.text import TextSink
 from panes.metrics import MetricsContainer
 from panes.runners.fusion import CHUNK
 from panes.runners.runner import Captured
+from panes.runners.spark import worker_logs
 from panes.runners.spark.collection import positioned
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.file_writes import form_for, part_files, row_frame
@@ -112,7 +113,8 @@ class BatchCommitter:
         if self.files:
             frame.persist()  # the stateful stages run once, whatever each write reads
         try:
-            metrics, captured = self._collect(frame)
+            metrics, captured, logs = self._collect(frame)
+            worker_logs.emit(logs)
             published = sum(len(records) for records in captured.values())
             for label, output in self.files.items():
                 published += self._write(frame, batch_id, label, output)
@@ -132,16 +134,18 @@ class BatchCommitter:
         self._published[batch_id] = published
 
     def _collect(self, frame) -> tuple:
-        """The micro-batch's metrics and captured values: the rows routed to them, selected in
-        the JVM and brought to the driver (small by design)."""
+        """The micro-batch's metrics, captured values and its tasks' log records: the rows
+        routed to them, selected in the JVM and brought to the driver (small by design)."""
         small = [METRICS, *(label for label in self.sinks if label not in self.files)]
-        metrics, captured = MetricsContainer(), dict[str, list]()
+        metrics, captured, logs = MetricsContainer(), dict[str, list](), []
         for row in frame.where(F.col("route").isin(small)).select("route", "data").collect():
             if row.route == METRICS:
-                metrics.merge(load(row.data))
+                container, task_logs = load(row.data)
+                metrics.merge(container)
+                logs.append(task_logs)
             else:
                 captured.setdefault(row.route, []).extend(load(row.data))
-        return metrics, captured
+        return metrics, captured, logs
 
     def _write(self, frame, batch_id: int, label: str, output: FileOutput) -> int:
         """Writes and publishes one file sink's records of the micro-batch; returns how many."""
