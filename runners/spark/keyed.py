@@ -132,9 +132,8 @@ def _partitions_timeline(input_timeline: list, partition_watermarks: list) -> li
 
 
 def shuffled_by_key(source, node, plan, extra=None):
-    """The source's elements as ``(key, (position, value, timestamp, windows, pane))`` (plain
-    tuples, which pickle without a reducer call per element), in their key's partition, with
-    ``extra`` (``shuffled``)."""
+    """The source's elements as ``(key, [(position, value, timestamp, windows, pane), ...])``
+    in their key's partition, with ``extra`` (``shuffled``)."""
     label, kind, partitions = node.id, KeyedNode.kind_of(node), plan.partitions
 
     class Keying:
@@ -145,14 +144,12 @@ def shuffled_by_key(source, node, plan, extra=None):
             def push(chunk):
                 pairs = key_values(label, kind, chunk.values)
                 add_all(
-                    map(_key, pairs),
-                    zip(
-                        chunk.positions,
-                        map(_value, pairs),
-                        chunk.timestamps,
-                        chunk.windows,
-                        chunk.panes,
-                    ),
+                    list(map(_key, pairs)),
+                    chunk.positions,
+                    list(map(_value, pairs)),
+                    chunk.timestamps,
+                    chunk.windows,
+                    chunk.panes,
                 )
 
             self.push = push
