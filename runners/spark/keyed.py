@@ -19,7 +19,7 @@ from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_values
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
-from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.positions import FINISH, key_prefix
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.shuffle import Buckets, shuffled
 from panes.runners.spark.timeline import (
@@ -79,11 +79,13 @@ def plan_keyed(node, source, plan, resolver=None) -> dict:
             reset_metrics_scope(token)
         last = FIRST_STEP
         for tag, outputs in replay.outputs.items():
-            step, index = None, 0
+            step, index, prefix_key = None, 0, None
             for output_step, key, wv in outputs:
+                if output_step != step or key is not prefix_key:  # a key's outputs are a run
+                    prefix, prefix_key = key_prefix(output_step, first[key]), key
                 index = index + 1 if output_step == step else 0
                 step = last = output_step
-                yield tag, grouped(step, first[key], index), wv
+                yield tag, (*prefix, index), wv
         for index, (tag, wv) in enumerate(finished):
             yield tag, (last, FINISH, partition, index), wv
         if spread:
