@@ -97,8 +97,9 @@ class StatefulDoFnRunner:
         """The outputs of processing a bundle of ``(position, value, timestamp, windows,
         pane)`` records of the key's values, each as the ``(key, value)`` element it came as,
         once per window: a bundle in one window at once, else record by record."""
-        if len(windows := set(map(_windows, records))) == 1 and len(one := windows.pop()) == 1:
-            runs = [(one[0], records)]
+        windows = records[0][3]
+        if len(windows) == 1 and list(map(_windows, records)).count(windows) == len(records):
+            runs = [(windows[0], records)]
         else:
             runs = [
                 (window, [(*record[:3], (window,), record[4])])
