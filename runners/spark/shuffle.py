@@ -13,6 +13,7 @@ runs, rebuilds the records at C speed and takes each key's records of a bucket a
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from operator import itemgetter
 
 from pyspark.rdd import portable_hash
@@ -44,18 +45,18 @@ class Buckets:
     def add_all(self, keys, positions, *columns) -> None:
         # Columns read by index, built whole first (a FlatMap's ``Expanded`` finds an entry by
         # bisection).
-        columns = [
+        indexable = [
             column if type(column) in _INDEXABLE else list(column)
             for column in (keys, positions, *columns)
         ]
-        for partition, chosen in enumerate(self._chosen(columns[0])):
+        for partition, chosen in enumerate(self._chosen(indexable[0])):
             if not chosen:
                 continue
             bucket = self._buckets[partition]
             if bucket is None:
-                bucket = self._buckets[partition] = [[] for _ in columns]
-            gather = itemgetter(*chosen) if len(chosen) > 1 else _one(chosen[0])
-            for pending, column in zip(bucket, columns):
+                bucket = self._buckets[partition] = [[] for _ in indexable]
+            gather = _gatherer(chosen)
+            for pending, column in zip(bucket, indexable):
                 pending.extend(gather(column))
             if len(bucket[0]) >= BATCH:
                 self._out.append((partition, _pickled(bucket)))
@@ -89,8 +90,11 @@ class Buckets:
 _INDEXABLE = (list, tuple)
 
 
-def _one(index: int):
-    """What ``itemgetter(*indices)`` gives for several indices, for one."""
+def _gatherer(indices: list) -> Callable:
+    """``itemgetter(*indices)``, giving a tuple for one index too."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    (index,) = indices
     return lambda column: (column[index],)
 
 
