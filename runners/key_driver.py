@@ -57,6 +57,10 @@ def clock_position(step: int) -> int:
     return _position(step, 2 if step == END_STEP else 0)
 
 
+def _step(record) -> int:
+    return record[0][0]
+
+
 def _last_bundle_step_before(position) -> float:
     """The last step whose bundle comes at or before ``position`` (inf: the end)."""
     return math.inf if position == math.inf else (position - 1) // 4
@@ -203,8 +207,8 @@ class KeyDriver:
         while start < count:
             step = records[start][0][0]
             end = start + 1
-            while end < count and records[end][0][0] == step:
-                end += 1
+            if end < count and records[end][0][0] == step:
+                end = bisect_right(records, step, end, count, key=_step)
             position = bundle_position(step)
             if position > still_until or run.state is None:
                 # A clock may have moved since the last bundle: fire what it passed.

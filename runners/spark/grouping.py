@@ -94,7 +94,9 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
             self.cell[1] = label  # merging windows runs the combiner
             buckets, first = Buckets(partitions), self.first
             partials = dict(self.grouping.partials())
-            buckets.add_all(partials, [(first[key], partial) for key, partial in partials.items()])
+            buckets.add_all(
+                list(partials), list(map(first.__getitem__, partials)), [*partials.values()]
+            )
             return buckets.finish()
 
     def combine(groups):

@@ -19,7 +19,7 @@ from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_values
 from panes.runners.spark.collection import Collection
 from panes.runners.spark.errors import worker_generator
-from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.positions import FINISH, key_prefix
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.shuffle import Buckets, shuffled
 from panes.runners.spark.timeline import (
@@ -81,11 +81,13 @@ def plan_keyed(node, source, plan, resolver=None) -> dict:
             reset_metrics_scope(token)
         last = FIRST_STEP
         for tag, outputs in replay.outputs.items():
-            step, index = None, 0
+            step, index, prefix_key = None, 0, None
             for output_step, key, wv in outputs:
+                if output_step != step or key is not prefix_key:  # a key's outputs are a run
+                    prefix, prefix_key = key_prefix(output_step, first[key]), key
                 index = index + 1 if output_step == step else 0
                 step = last = output_step
-                yield tag, grouped(step, first[key], index), wv
+                yield tag, (*prefix, index), wv
         for index, (tag, wv) in enumerate(finished):
             yield tag, (last, FINISH, partition, index), wv
         if spread:
@@ -135,9 +137,8 @@ def _partitions_timeline(input_timeline: list, partition_watermarks: list) -> li
 
 
 def shuffled_by_key(source, node, plan, extra=None):
-    """The source's elements as ``(key, (position, value, timestamp, windows, pane))`` (plain
-    tuples, which pickle without a reducer call per element), in their key's partition, with
-    ``extra`` (``shuffled``)."""
+    """The source's elements as ``(key, [(position, value, timestamp, windows, pane), ...])``
+    in their key's partition, with ``extra`` (``shuffled``)."""
     label, kind, partitions = node.id, KeyedNode.kind_of(node), plan.partitions
 
     class Keying:
@@ -148,14 +149,12 @@ def shuffled_by_key(source, node, plan, extra=None):
             def push(chunk):
                 pairs = key_values(label, kind, chunk.values)
                 add_all(
-                    map(_key, pairs),
-                    zip(
-                        chunk.positions,
-                        map(_value, pairs),
-                        chunk.timestamps,
-                        chunk.windows,
-                        chunk.panes,
-                    ),
+                    list(map(_key, pairs)),
+                    chunk.positions,
+                    list(map(_value, pairs)),
+                    chunk.timestamps,
+                    chunk.windows,
+                    chunk.panes,
                 )
 
             self.push = push

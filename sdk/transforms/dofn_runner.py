@@ -150,26 +150,36 @@ class DoFnRunner:
     def teardown(self) -> None:
         self._guard(self.dofn.teardown, None)
 
-    def process_in(self, element, timestamp: int, window, pane, context) -> list:
-        """The outputs of a stateful DoFn's ``process`` for one ``element`` in one ``window``,
-        its state and timers from ``context``; lean when ``process`` asks for nothing else."""
+    def process_in(self, key, records, window, context) -> list:
+        """The outputs of a stateful DoFn's ``process`` for the ``(key, value)`` element of
+        each ``(position, value, timestamp, windows, pane)`` record in ``window`` (each
+        record's ``windows`` that window alone), its state and timers from ``context``; lean
+        when ``process`` asks for nothing else."""
+        outputs: list = []
         if not self.lean:
-            wv = windowed_value((element, timestamp, (window,), pane))
-            return self._process_in(wv, window, context)
+            for _, value, timestamp, windows, pane in records:
+                context.input_timestamp = timestamp
+                wv = windowed_value(((key, value), timestamp, windows, pane))
+                outputs += self._process_in(wv, window, context)
+            return outputs
         bound = context.arguments.get(id(self.context_params))
         if bound is None:
             bound = _context_kwargs(self.context_params, context, self.label)
+        call, args, main, append = self.call, self.args, self.main_tag, outputs.append
+        element = None
         try:
-            result = self.call(element, *self.args, **bound)
-            if result is None:
-                return []
-            main, outputs = self.main_tag, []
-            for item in result:
-                if type(item) in _PLAIN or not isinstance(item, _SPECIAL):
-                    outputs.append((main, windowed_value((item, timestamp, (window,), pane))))
-                else:
-                    wv = windowed_value((element, timestamp, (window,), pane))
-                    outputs.append(self._output(item, wv))
+            for _, value, timestamp, windows, pane in records:
+                context.input_timestamp = timestamp
+                element = (key, value)
+                result = call(element, *args, **bound)
+                if result is None:
+                    continue
+                for item in result:
+                    if type(item) in _PLAIN or not isinstance(item, _SPECIAL):
+                        append((main, windowed_value((item, timestamp, windows, pane))))
+                    else:
+                        wv = windowed_value((element, timestamp, windows, pane))
+                        append(self._output(item, wv))
         except UserCodeError:
             raise
         except Exception as error:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MIN_MICROS, Timestamp
@@ -38,6 +39,7 @@ from panes.window import PANE_NO_FIRING, window_order, windowed_value
 from panes.windowing.engine import garbage_collection_time
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
 
+_windows = itemgetter(3)
 # Beam Java's GC_DELAY_MS: a window's state goes 1 ms after its garbage-collection time.
 GC_DELAY = 1000
 _GC = ""  # the garbage-collection timer's name, which no user timer has (theirs start "ts-")
@@ -94,21 +96,28 @@ class StatefulDoFnRunner:
     def process_records(self, state: StatefulKeyState, records: list, counters) -> list:
         """The outputs of processing a bundle of ``(position, value, timestamp, windows,
         pane)`` records of the key's values, each as the ``(key, value)`` element it came as,
-        once per window."""
+        once per window: a bundle in one window at once, else record by record."""
+        windows = records[0][3]
+        if len(windows) == 1 and list(map(_windows, records)).count(windows) == len(records):
+            runs = [(windows[0], records)]
+        else:
+            runs = [
+                (window, [(*record[:3], (window,), record[4])])
+                for record in records
+                for window in record[3]
+            ]
         outputs: list = []
         contexts: dict = {}  # window -> its context for this bundle (None: the window expired)
         process_in, key = self.runner.process_in, state.key
-        for _, value, timestamp, windows, pane in records:
-            for window in windows:
-                if window in contexts:
-                    context = contexts[window]
-                else:
-                    context = contexts[window] = self._open(state, window)
-                if context is None:
-                    counters.dropped_late += 1
-                    continue
-                context.input_timestamp = timestamp
-                outputs += process_in((key, value), timestamp, window, pane, context)
+        for window, run in runs:
+            if window in contexts:
+                context = contexts[window]
+            else:
+                context = contexts[window] = self._open(state, window)
+            if context is None:
+                counters.dropped_late += len(run)
+                continue
+            outputs += process_in(key, run, window, context)
         for context in contexts.values():
             if context is not None:
                 context.done()
