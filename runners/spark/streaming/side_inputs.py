@@ -28,6 +28,7 @@ class SideInputParDo:
         self.window_fns = [window_fn_kinds.from_ir(w.window_fn) for w in windowings]
         self.lateness = [w.allowed_lateness for w in windowings]
         self._resolver = None
+        self._sizes: tuple = ()  # how many records of each side collection it views
 
     def complete(self, records: list, watermarks: list) -> bool:
         """Whether the side collections' ``watermarks`` complete every side window that
@@ -43,7 +44,9 @@ class SideInputParDo:
     def run(self, records: list, sides: dict, router) -> None:
         """Pushes ``records`` through the ParDo into ``router``, with views of ``sides``."""
         if records:
-            self._resolver = self._views(sides)
+            sizes = tuple(len(sides.get(spec.pcollection, ())) for spec in self.specs)
+            if self._resolver is None or sizes != self._sizes:  # side collections only grow
+                self._resolver, self._sizes = self._views(sides), sizes
             router.push_through(self.node, Chunk(*map(list, zip(*records))), self.resolve)
 
     def resolve(self, main_window, args, kwargs):

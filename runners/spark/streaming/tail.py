@@ -74,8 +74,7 @@ class TailState:
             if entry[0] == IN:
                 self.add(entry[1], entry[2])
             elif entry[0] == SIDE:
-                _, pcollection_id, records = entry
-                self.sides.setdefault(pcollection_id, []).extend(records)
+                self.add_side(entry[1], entry[2])
             else:
                 _, label, step, old, new = entry
                 self.hold_changes.setdefault(step, []).append((label, old, new))
@@ -84,6 +83,10 @@ class TailState:
         """Input records of the tail node ``label``, by the step of their position."""
         for record in records:
             self.pending.setdefault(record[0][0], {}).setdefault(label, []).append(record)
+
+    def add_side(self, pcollection_id: str, records) -> None:
+        """Records of a side collection, kept for the ParDos that read it."""
+        self.sides.setdefault(pcollection_id, []).extend(records)
 
     def take(self, label: str, step) -> list:
         """The tail node's records of ``step`` and before, in position order."""
@@ -129,8 +132,8 @@ class Tail:
         self._state.add(node.id, zip(*chunk))
 
     def deliver_side(self, pcollection_id: str, chunk) -> None:
-        """The tail's router exit for side collections: kept for the ParDos that read them."""
-        self._state.sides.setdefault(pcollection_id, []).extend(zip(*chunk))
+        """The tail's router exit for side collections."""
+        self._state.add_side(pcollection_id, zip(*chunk))
 
     def finish(self, state: TailState, timeline, router, counters: dict) -> None:
         """Finishes, node by node in topological order, the steps ``timeline`` says are
