@@ -14,10 +14,11 @@ from operator import itemgetter
 
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP
+from panes.runners.fusion import CHUNK, Chunk, Expanded
 from panes.runners.key_driver import drive_keys, output_timeline
 from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_values
-from panes.runners.spark.collection import Collection
+from panes.runners.spark.collection import Collection, Pending, chunk_feed
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.positions import FINISH, key_prefix
 from panes.runners.spark.serializer import worker_output
@@ -37,7 +38,7 @@ from panes.windowing.engine import Counters
 
 CONTROL = "__control__"
 HOLDS = "__holds__"
-_key, _value = itemgetter(0), itemgetter(1)
+_key, _value, _wv = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 def plan_keyed(node, source, plan, resolver=None) -> dict:
@@ -79,17 +80,15 @@ def plan_keyed(node, source, plan, resolver=None) -> dict:
                 keyed.close()
         finally:
             reset_metrics_scope(token)
-        last = FIRST_STEP
+        last = max((outputs[-1][0] for outputs in replay.outputs.values()), default=FIRST_STEP)
         for tag, outputs in replay.outputs.items():
-            step, index, prefix_key = None, 0, None
-            for output_step, key, wv in outputs:
-                if output_step != step or key is not prefix_key:  # a key's outputs are a run
-                    prefix, prefix_key = key_prefix(output_step, first[key]), key
-                index = index + 1 if output_step == step else 0
-                step = last = output_step
-                yield tag, (*prefix, index), wv
+            for chunk in output_chunks(outputs, first):
+                yield tag, chunk
+        finishing: dict = {}
         for index, (tag, wv) in enumerate(finished):
-            yield tag, (last, FINISH, partition, index), wv
+            finishing.setdefault(tag, []).append(((last, FINISH, partition, index), wv))
+        for tag, records in finishing.items():
+            yield tag, Chunk.of(*zip(*records))
         if spread:
             holds = [(step, (partition, rank), hold) for step, rank, hold in replay.holds]
             yield from ((HOLDS, *part) for part in chunked((partition,), holds))
@@ -113,15 +112,44 @@ def plan_keyed(node, source, plan, resolver=None) -> dict:
     else:
         timeline_out = _partitions_timeline(source.timeline, [c[1] for c in controls])
     return {
-        tag: _tagged(out, emitted, timeline_out, label)
+        tag: _tagged(out, emitted, timeline_out, plan, label)
         for emitted, tag in tags.items()
         if tag is not None
     }
 
 
-def _tagged(out, tag, timeline, label):
-    rdd = worker_output(out.filter(lambda r: r[0] == tag).map(lambda r: (r[1], r[2])))
-    return Collection(rdd.setName(f"{label}.{tag}"), timeline, None)
+def _tagged(out, tag, timeline, plan, label):
+    """The node's outputs of ``tag``: chunks, a partition's in position order."""
+    chunks = worker_output(out.filter(lambda r: r[0] == tag).map(itemgetter(1)))
+    name = f"{label}.{tag}"
+    pending = Pending(chunks.setName(name), chunk_feed, chunked=True, ordered=True)
+    return Collection(None, timeline, None, pending, plan.metrics_accumulator, name)
+
+
+def output_chunks(outputs: list, first: dict):
+    """A tag's ``(step, key, WindowedValue)`` outputs, in canonical order, as ``Chunk``s of
+    whole runs (a key's outputs at one step) of about ``CHUNK`` outputs; the k-th output of a
+    run at ``(*key_prefix(step, first[key]), k)``. Columns cross to the consumer, or the
+    driver, for a fraction of what a record each costs to pickle."""
+    start, prefixes, ends = 0, [], []
+    run_step = run_key = None
+    for index, (step, key, _) in enumerate(outputs):
+        if step == run_step and key is run_key:
+            continue
+        if prefixes:
+            ends.append(index - start)
+            if index - start >= CHUNK:
+                yield _chunk(outputs[start:index], prefixes, ends)
+                start, prefixes, ends = index, [], []
+        prefixes.append(key_prefix(step, first[key]))
+        run_step, run_key = step, key
+    if prefixes:
+        ends.append(len(outputs) - start)
+        yield _chunk(outputs[start:], prefixes, ends)
+
+
+def _chunk(outputs: list, prefixes: list, ends: list) -> Chunk:
+    return Chunk(Expanded(prefixes, ends, nested=True), *zip(*map(_wv, outputs)))
 
 
 def _partitions_timeline(input_timeline: list, partition_watermarks: list) -> list:
