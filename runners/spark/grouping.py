@@ -92,7 +92,7 @@ def _lifted(source, node, strategy, aggregation, end_step, plan):
 
         def finish(self):
             self.cell[1] = label  # merging windows runs the combiner
-            buckets, first = Buckets(partitions), self.first
+            buckets, first = Buckets(partitions, ordered=True), self.first  # a record per key
             partials = dict(self.grouping.partials())
             buckets.add_all(
                 list(partials), list(map(first.__getitem__, partials)), [*partials.values()]

@@ -10,7 +10,8 @@ spread too.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import chain
+from operator import itemgetter, lt
 
 from panes.metrics import MetricsContainer, metrics_scope, reset_metrics_scope
 from panes.runners.eventlog import FIRST_STEP
@@ -20,7 +21,7 @@ from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_values
 from panes.runners.spark.collection import Collection, Pending, chunk_feed
 from panes.runners.spark.errors import worker_generator
-from panes.runners.spark.positions import FINISH, key_prefix
+from panes.runners.spark.positions import FINISH, by_position, key_prefix
 from panes.runners.spark.serializer import worker_output
 from panes.runners.spark.shuffle import Buckets, shuffled
 from panes.runners.spark.timeline import (
@@ -171,7 +172,7 @@ def shuffled_by_key(source, node, plan, extra=None):
 
     class Keying:
         def __init__(self, ordered, cell):
-            buckets = self.buckets = Buckets(partitions)
+            buckets = self.buckets = Buckets(partitions, ordered)
             add_all = buckets.add_all
 
             def push(chunk):
@@ -198,15 +199,36 @@ def shuffled_by_key(source, node, plan, extra=None):
 
 
 def by_key(groups) -> dict:
-    """A partition's ``(key, records)`` as each key's ``(position, ...)`` records in position
+    """A partition's ``(key, records)`` (``shuffled``) as each key's records in position
     order, the keys in the order of their first position."""
-    records_of: dict = {}
+    runs_of: dict = {}
     for key, records in groups:
-        known = records_of.get(key)
-        if known is None:
-            records_of[key] = records
+        runs = runs_of.get(key)
+        if runs is None:
+            runs_of[key] = [records]
         else:
-            known.extend(records)
-    for records in records_of.values():
-        records.sort(key=itemgetter(0))
+            runs.append(records)
+    records_of = {key: _merged(runs) for key, runs in runs_of.items()}
     return dict(sorted(records_of.items(), key=lambda item: item[1][0][0]))
+
+
+def _merged(runs: list) -> list:
+    """Runs of records, each in position order, as one list in position order: joined when
+    they do not overlap (one map side's positions rise, and map sides read apart often do
+    not interleave), else sorted."""
+    if len(runs) == 1:
+        return runs[0]
+    runs.sort(key=_first_position)
+    records = list(chain.from_iterable(runs))
+    lasts, firsts = map(_last_position, runs[:-1]), map(_first_position, runs[1:])
+    if not all(map(lt, lasts, firsts)):
+        records.sort(key=by_position)
+    return records
+
+
+def _first_position(run: list) -> tuple:
+    return run[0][0]
+
+
+def _last_position(run: list) -> tuple:
+    return run[-1][0]

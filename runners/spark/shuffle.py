@@ -18,6 +18,7 @@ from operator import itemgetter
 
 from pyspark.rdd import portable_hash
 
+from panes.runners.spark.positions import by_position
 from panes.runners.spark.serializer import dumps
 
 BATCH = 1024  # records a bucket ships at least as one pickled record
@@ -34,9 +35,12 @@ def key_hash(key) -> int:
 class Buckets:
     """A map side's records, a bucket per partition: ``add_all(keys, positions, *columns)``
     files the records ``(position, *column values)`` under their keys, and full buckets wait
-    in ``drain()`` as ``(partition, pickled columns)`` records, the rest in ``finish()``."""
+    in ``drain()`` as ``(partition, pickled columns)`` records, the rest in ``finish()``.
+    ``ordered``: whether each key's records are added in position order (else the reduce
+    side sorts each key's records of a bucket)."""
 
-    def __init__(self, partitions: int):
+    def __init__(self, partitions: int, ordered: bool = False):
+        self._ordered = ordered
         self._out: list = []
         self._buckets: list = [None] * partitions
         self._partition_of: dict = {}
@@ -59,7 +63,7 @@ class Buckets:
             for pending, column in zip(bucket, indexable):
                 pending.extend(gather(column))
             if len(bucket[0]) >= BATCH:
-                self._out.append((partition, _pickled(bucket)))
+                self._out.append((partition, _pickled(bucket, self._ordered)))
                 self._buckets[partition] = None
 
     def _chosen(self, keys) -> list:
@@ -84,7 +88,7 @@ class Buckets:
         yield from self.drain()
         for partition, bucket in enumerate(self._buckets):
             if bucket is not None:
-                yield partition, _pickled(bucket)
+                yield partition, _pickled(bucket, self._ordered)
 
 
 _INDEXABLE = (list, tuple)
@@ -98,17 +102,17 @@ def _gatherer(indices: list) -> Callable:
     return lambda column: (column[index],)
 
 
-def _pickled(bucket: list) -> bytes:
+def _pickled(bucket: list, ordered: bool) -> bytes:
     keys, positions, *columns = bucket
     if len(set(map(len, positions))) == 1 and positions[0]:
         positions = tuple(zip(*positions))  # one column per component
-    return dumps((keys, positions, *columns))
+    return dumps((ordered, keys, positions, *columns))
 
 
 def shuffled(batches, partitions: int, extra=None):
     """``(key, records)`` of ``batches`` (``Buckets`` records), each in its key's partition; a
-    key's records may come in several such lists. ``extra``: ``(partition, item)`` records
-    whose items join the partition's pairs as they are."""
+    key's records may come in several such lists, each in position order. ``extra``:
+    ``(partition, item)`` records whose items join the partition's pairs as they are."""
     if extra is not None:
         batches = batches.union(extra)
     return batches.partitionBy(partitions, _partition).flatMap(_unpickled)
@@ -122,7 +126,7 @@ def _unpickled(batch):
     payload = batch[1]
     if type(payload) is not bytes:
         return (payload,)
-    keys, positions, *columns = pickle.loads(payload)
+    ordered, keys, positions, *columns = pickle.loads(payload)
     if type(positions) is tuple:
         positions = zip(*positions)
     groups: dict = {}
@@ -132,4 +136,7 @@ def _unpickled(batch):
             groups[key] = [record]
         else:
             group.append(record)
+    if not ordered:
+        for group in groups.values():
+            group.sort(key=by_position)
     return groups.items()

@@ -2,6 +2,7 @@
 back whole and in order, whatever the shape of their columns."""
 
 from panes.runners.fusion import Expanded
+from panes.runners.spark.keyed import by_key
 from panes.runners.spark.shuffle import BATCH, Buckets, _unpickled
 
 
@@ -40,3 +41,34 @@ def test_a_full_bucket_ships_while_filing_and_lazy_columns_are_read_whole():
     assert key == "k"
     assert records == [((0, 0, index), index) for index in range(count)]
     assert list(buckets.finish()) == []
+
+
+def test_a_map_side_out_of_position_order_ships_each_keys_records_sorted():
+    buckets = Buckets(1, ordered=False)
+    buckets.add_all(["a", "b", "a"], [(0, 9), (0, 5), (0, 1)], ["late", "b", "early"])
+    assert _received(buckets, 1) == {
+        "a": [((0, 1), "early"), ((0, 9), "late")],
+        "b": [((0, 5), "b")],
+    }
+
+
+def _map_side(keys: list, positions: list) -> list:
+    buckets = Buckets(1, ordered=True)
+    buckets.add_all(keys, positions, [f"{k}{p}" for k, p in zip(keys, positions)])
+    return [*buckets.drain(), *buckets.finish()]
+
+
+def test_the_reduce_side_joins_each_keys_runs_from_map_sides_in_position_order():
+    first_split = _map_side(["a", "b", "a"], [(0, 0, 1), (0, 0, 2), (0, 0, 3)])
+    second_split = _map_side(["a", "b"], [(0, 1, 0), (0, 1, 1)])
+    interleaved = _map_side(["b", "b"], [(0, 0, 0), (0, 0, 4)])  # overlaps the first split's
+    shipped = [*second_split, *interleaved, *first_split]  # fetched in any order
+    records_of = by_key(pair for record in shipped for pair in _unpickled(record))
+    assert list(records_of) == ["b", "a"]  # by first position: (0, 0, 0), then (0, 0, 1)
+    assert [position for position, _ in records_of["a"]] == [(0, 0, 1), (0, 0, 3), (0, 1, 0)]
+    assert [position for position, _ in records_of["b"]] == [
+        (0, 0, 0),
+        (0, 0, 2),
+        (0, 0, 4),
+        (0, 1, 1),
+    ]
