@@ -5,6 +5,9 @@ untimed warm-up run on a small input.
     python -m benchmarks.stateful [--size 1000000] [--files 20] [--files-per-trigger 2]
                                   [--repeat 1] [--systems ...]
 
+With ``--repeat N`` the systems run in N rounds, each system once per round, and the table
+gives each system's median and every run.
+
 The input is the benchmarks' event file (``datagen.events_csv``: 1000 keys, values 0-99). Each
 system outputs the first event of each (key, value) it sees; the outputs are compared as
 (key, value) pairs before any time is reported.
@@ -172,20 +175,24 @@ def main():
         system, *numbers = args.one
         print(json.dumps(one(system, *map(int, numbers))))
         return
-    rows = {}
-    for system in args.systems.split(","):
-        runs = [
-            fresh("stateful", system, str(args.size), str(args.files), str(args.files_per_trigger))
-            for _ in range(args.repeat)
-        ]
-        rows[system] = (statistics.median(run["seconds"] for run in runs), runs[0])
-    digests = {run["digest"] for _, run in rows.values()}
+    systems = args.systems.split(",")
+    runs: dict = {system: [] for system in systems}
+    for _ in range(args.repeat):  # round by round, so the machine's drift falls on every system
+        for system in systems:
+            numbers = (str(args.size), str(args.files), str(args.files_per_trigger))
+            runs[system].append(fresh("stateful", system, *numbers))
+    rows = {
+        system: (statistics.median(run["seconds"] for run in done), done)
+        for system, done in runs.items()
+    }
+    digests = {run["digest"] for done in runs.values() for run in done}
     if len(digests) != 1:
         raise SystemExit(f"the systems disagree: {json.dumps(rows)}")
-    print(f"| system | seconds (median of {args.repeat}) | outputs |")
-    print("| --- | ---: | ---: |")
-    for system, (seconds, run) in rows.items():
-        print(f"| {system} | {seconds:.2f} | {run['outputs']:,} |")
+    print(f"| system | seconds (median of {args.repeat}) | every run (s) | outputs |")
+    print("| --- | ---: | --- | ---: |")
+    for system, (seconds, done) in rows.items():
+        every = ", ".join(f"{run['seconds']:.2f}" for run in done)
+        print(f"| {system} | {seconds:.2f} | {every} | {done[0]['outputs']:,} |")
     if {"rdd", "panes-spark"} <= rows.keys():
         print(f"\npanes-spark / rdd: {rows['panes-spark'][0] / rows['rdd'][0]:.2f}")
     if {"tws", "panes-streaming"} <= rows.keys():
