@@ -132,7 +132,7 @@ def output_chunks(outputs: list, first: dict):
     whole runs (a key's outputs at one step) of about ``CHUNK`` outputs; the k-th output of a
     run at ``(*key_prefix(step, first[key]), k)``. Columns cross to the consumer, or the
     driver, for a fraction of what a record each costs to pickle."""
-    start, prefixes, ends = 0, [], []
+    start, prefixes, ends = 0, list[tuple](), list[int]()
     run_step = run_key = None
     for index, (step, key, _) in enumerate(outputs):
         if step == run_step and key is run_key:
