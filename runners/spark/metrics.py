@@ -19,9 +19,10 @@ from panes.metrics import MetricsContainer
 from panes.runners.spark import worker_logs
 
 
-class _PerPartition(AccumulatorParam):
-    """An accumulator of ``{(loop, partition): (MetricsContainer, WorkerLogs | None)}``; a
-    later report of the same partition replaces the earlier one."""
+class PerPartition(AccumulatorParam):
+    """An accumulator of reports keyed by partition (here ``{(loop, partition):
+    (MetricsContainer, WorkerLogs | None)}``); a later report of the same key replaces the
+    earlier one."""
 
     def zero(self, value):
         return {}
@@ -33,7 +34,7 @@ class _PerPartition(AccumulatorParam):
 
 def partition_metrics(sc):
     """A fresh accumulator of per-partition metrics reports."""
-    return sc.accumulator({}, _PerPartition())
+    return sc.accumulator({}, PerPartition())
 
 
 def loop_id() -> str:

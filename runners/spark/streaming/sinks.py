@@ -19,6 +19,7 @@ import dataclasses
 import logging
 import re
 
+from pyspark import TaskContext
 from pyspark.sql import functions as F
 
 from panes.compiler.lift import lift
@@ -34,6 +35,7 @@ from panes.runners.spark import worker_logs
 from panes.runners.spark.collection import positioned
 from panes.runners.spark.errors import worker_generator
 from panes.runners.spark.file_writes import form_for, part_files, row_frame
+from panes.runners.spark.metrics import PerPartition
 from panes.runners.spark.streaming.rows import METRICS, load
 
 log = logging.getLogger("panes.streaming")
@@ -110,17 +112,29 @@ class BatchCommitter:
             log.info("panes: micro-batch %d was published before a restart", batch_id)
             frame.write.format("noop").mode("overwrite").save()
             return
-        if self.files:
-            frame.persist()  # the stateful stages run once, whatever each write reads
+        small = [METRICS, *(label for label in self.sinks if label not in self.files)]
+        # The first file sink whose schema is known also gathers the small rows as it writes,
+        # so the stateful stages run in one Spark job; they are kept for any other job.
+        gatherer = next((label for label, out in self.files.items() if not _infers(out)), None)
+        jobs = len(self.files) + sum(map(_infers, self.files.values())) + (gatherer is None)
+        if jobs > 1:
+            frame.persist()
         try:
-            metrics, captured, logs = self._collect(frame)
-            worker_logs.emit(logs)
-            published = sum(len(records) for records in captured.values())
+            published, gathered = 0, []
             for label, output in self.files.items():
-                published += self._write(frame, batch_id, label, output)
+                written, rows = self._write(
+                    frame, batch_id, label, output, small if label == gatherer else []
+                )
+                published += written
+                gathered.extend(rows)
+            if gatherer is None:
+                gathered = frame.where(F.col("route").isin(small)).select("route", "data").collect()
         finally:
-            if self.files:
+            if jobs > 1:
                 frame.unpersist()
+        metrics, captured, logs = _small(gathered)
+        worker_logs.emit(logs)
+        published += sum(len(records) for records in captured.values())
         total = MetricsContainer()  # a new one: the result may be reading the current one
         total.merge(self.metrics)
         total.merge(metrics)
@@ -133,36 +147,24 @@ class BatchCommitter:
             so_far.windowed_values.extend(batch.windowed_values)
         self._published[batch_id] = published
 
-    def _collect(self, frame) -> tuple:
-        """The micro-batch's metrics, captured values and its tasks' log records: the rows
-        routed to them, selected in the JVM and brought to the driver (small by design)."""
-        small = [METRICS, *(label for label in self.sinks if label not in self.files)]
-        metrics, captured, logs = MetricsContainer(), dict[str, list](), []
-        for row in frame.where(F.col("route").isin(small)).select("route", "data").collect():
-            if row.route == METRICS:
-                container, task_logs = load(row.data)
-                metrics.merge(container)
-                logs.append(task_logs)
-            else:
-                captured.setdefault(row.route, []).extend(load(row.data))
-        return metrics, captured, logs
-
-    def _write(self, frame, batch_id: int, label: str, output: FileOutput) -> int:
-        """Writes and publishes one file sink's records of the micro-batch; returns how many."""
+    def _write(self, frame, batch_id: int, label: str, output: FileOutput, gather) -> tuple:
+        """Writes and publishes one file sink's records of the micro-batch; returns how many,
+        and the ``(route, data)`` rows routed to ``gather`` that its tasks met on the way."""
         spark = frame.sparkSession
-        rows = frame.where(F.col("route") == label).select("data").rdd
         sink = output.sink
-        if isinstance(sink, ParquetSink) and sink.schema is None:
-            sink = dataclasses.replace(sink, schema=_inferred_schema(rows, sink, label))
-        written = spark.sparkContext.accumulator(0)
+        if _infers(output):
+            records = frame.where(F.col("route") == label).select("data").rdd
+            sink = dataclasses.replace(sink, schema=_inferred_schema(records, sink, label))
+        rows = frame.where(F.col("route").isin([label, *gather])).select("route", "data").rdd
+        reports = spark.sparkContext.accumulator({}, PerPartition())
 
         def write(temporary):
             if isinstance(sink, ParquetSink) and sink.schema is None:
                 return []  # no records to infer a schema from: only the marker
             form = form_for(output.ir_sink, sink, label)
-            shards = rows.mapPartitions(worker_generator(_shard_rows(form, written)))
+            shards = rows.mapPartitions(worker_generator(_shard_rows(form, label, reports)))
             form.save(row_frame(spark, shards), temporary)
-            if not written.value:
+            if not _written(reports):
                 return []
             return [
                 (path, output.shard_name(batch_id, partition))
@@ -172,19 +174,48 @@ class BatchCommitter:
         write_and_publish(
             self.fs, output.batch_prefix(batch_id), output.shard_regex(batch_id), write
         )
-        return written.value
+        return _written(reports), [row for _, met in reports.value.values() for row in met]
 
 
-def _shard_rows(form, written):
+def _infers(output: FileOutput) -> bool:
+    """Whether the sink's schema is inferred from each micro-batch's records (a Spark job)."""
+    return isinstance(output.sink, ParquetSink) and output.sink.schema is None
+
+
+def _written(reports) -> int:
+    return sum(count for count, _ in reports.value.values())
+
+
+def _small(rows) -> tuple:
+    """The metrics, captured values (capture sink -> records) and task log records of the
+    micro-batch's small rows."""
+    metrics, captured, logs = MetricsContainer(), dict[str, list](), []
+    for route, data in rows:
+        if route == METRICS:
+            container, task_logs = load(data)
+            metrics.merge(container)
+            logs.append(task_logs)
+        else:
+            captured.setdefault(route, []).extend(load(data))
+    return metrics, captured, logs
+
+
+def _shard_rows(form, label: str, reports):
     """Runs on the executors: a partition's records of one sink, in position order, as the
-    rows of its shard (none for a partition without records)."""
+    rows of its shard (none for a partition without records). Its other rows, and how many
+    records it wrote, go to ``reports``, once per partition whatever Spark retries."""
 
     def rows(partition):
-        records = [record for row in partition for record in load(row.data)]
+        records, met = [], []
+        for route, data in partition:
+            if route == label:
+                records.extend(load(data))
+            else:
+                met.append((route, data))
+        reports.add({TaskContext.get().partitionId(): (len(records), met)})
         if not records:
             return
         records.sort(key=lambda record: record[0])
-        written.add(len(records))
         yield from form.first_rows()
         values = [wv.value for _, wv in records]
         for start in range(0, len(values), CHUNK):
@@ -193,7 +224,7 @@ def _shard_rows(form, written):
     return rows
 
 
-def _inferred_schema(rows, sink: ParquetSink, label: str):
+def _inferred_schema(rows, sink, label: str):
     """The Parquet schema of a micro-batch's records, inferred on the executors from the
     first records of the first partition that has any (a schema is small); None without
     records."""
