@@ -37,6 +37,7 @@ from panes.transforms.timeutil import TimeDomain
 from panes.transforms.userstate import RUNTIME_STATES, RuntimeTimer, get_dofn_specs
 from panes.window import PANE_NO_FIRING, window_order, windowed_value
 from panes.windowing.engine import garbage_collection_time
+from panes.windowing.positional import pickled_by_position
 from panes.windowing.timers import EVENT_TIME, PROCESSING_TIME
 
 _windows = itemgetter(3)
@@ -45,6 +46,7 @@ GC_DELAY = 1000
 _GC = ""  # the garbage-collection timer's name, which no user timer has (theirs start "ts-")
 
 
+@pickled_by_position
 @dataclass
 class StatefulKeyState:
     """One key's state cells, timers and clocks: plain data, so that a runner may pickle it

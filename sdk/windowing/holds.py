@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from panes.timestamp import MIN_MICROS
 from panes.window import TimestampCombiner
+from panes.windowing.positional import pickled_by_position
 
 
+@pickled_by_position
 @dataclass
 class Holds:
     element: int | None = None

@@ -12,9 +12,11 @@ from panes.timestamp import MIN_MICROS
 from panes.window import PaneInfo
 from panes.windowing.holds import Holds
 from panes.windowing.machines.base import TriggerState
+from panes.windowing.positional import pickled_by_position
 from panes.windowing.timers import TimerQueue
 
 
+@pickled_by_position
 @dataclass(slots=True)
 class QuietRun:
     """The next ``budget`` elements of a window need no trigger call while the clocks stay as
@@ -28,6 +30,7 @@ class QuietRun:
     holds_settled: bool
 
 
+@pickled_by_position
 @dataclass
 class WindowState:
     """Everything kept for one window of one key. A closed window (its trigger finished) keeps
@@ -44,6 +47,7 @@ class WindowState:
     quiet: QuietRun | None = None  # set by a lone element, spent by ``absorb_run``
 
 
+@pickled_by_position
 @dataclass
 class KeyState:
     """One key's windows, timers and clocks.

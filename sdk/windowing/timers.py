@@ -22,6 +22,12 @@ class TimerQueue:
         self._live: set = set()
         self._order = 0  # ties between equal times break by setting order
 
+    def __reduce__(self):
+        return TimerQueue, (), (self._heaps, self._live, self._order)
+
+    def __setstate__(self, state) -> None:
+        self._heaps, self._live, self._order = state
+
     def set(self, window, time: int, domain: str) -> None:
         timer = (domain, time, window)
         if timer not in self._live:

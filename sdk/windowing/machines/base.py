@@ -13,9 +13,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from panes.windowing.positional import pickled_by_position
 from panes.windowing.timers import EVENT_TIME
 
 
+@pickled_by_position
 @dataclass
 class TriggerState:
     """A window's trigger state: a value per node index, and which nodes have finished."""
