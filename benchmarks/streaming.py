@@ -15,9 +15,12 @@ Systems: ``stateless-native`` parses the lines with Spark SQL functions and writ
 (text); ``stateless-python`` does the same with the parsing and formatting in Python
 (``mapInArrow``); ``native-aggregation`` is Spark's own windowed aggregation
 (``withWatermark(20 s)``, ``groupBy(window(60 s), key).sum``, append mode: final results only,
-no early or late panes); ``panes-streaming`` is the panes pipeline under ``--streaming`` (60 s
-windows per key, early panes every 1000 elements, late panes, accumulating, lateness 60 s,
-watermark 20 s behind).
+no early or late panes); ``stateful-floor`` is the least a Python stateful operator of PySpark
+costs on these micro-batches: the lines packed into a row per key bucket, as panes packs them
+(16 buckets per state partition), and a ``transformWithState`` on RocksDB that reads and
+writes one count per bucket and does nothing else; ``panes-streaming`` is the panes pipeline
+under ``--streaming`` (60 s windows per key, early panes every 1000 elements, late panes,
+accumulating, lateness 60 s, watermark 20 s behind).
 
 ``--latency`` instead measures the micro-batch latency floor: six one-line files, one per
 micro-batch; the median time of the last five micro-batches.
@@ -32,13 +35,21 @@ import shutil
 import statistics
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 from benchmarks.datagen import DATA, KEYS, events_csv
 from benchmarks.fresh import fresh
 from benchmarks.workloads import DELAY, EARLY_EVERY, FIXED, LATENESS
 
-SYSTEMS = ["stateless-native", "stateless-python", "native-aggregation", "panes-streaming"]
+SYSTEMS = [
+    "stateless-native",
+    "stateless-python",
+    "native-aggregation",
+    "stateful-floor",
+    "panes-streaming",
+]
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 WARM_UP_SIZE = 20_000
 
 
@@ -117,6 +128,50 @@ def native_aggregation(spark, directory, out, files_per_trigger):
     )
 
 
+def stateful_floor(spark, directory, out, files_per_trigger):
+    import pyarrow as pa
+    from pyspark.sql import Row
+    from pyspark.sql.streaming import StatefulProcessor
+
+    buckets = 16 * int(spark.conf.get("spark.sql.shuffle.partitions"))
+
+    def pack(batches):
+        for batch in batches:
+            lines: dict = {}
+            for line in batch.column(0).to_pylist():
+                lines.setdefault(zlib.crc32(line.split(",", 1)[0].encode()) % buckets, []).append(
+                    line
+                )
+            yield pa.RecordBatch.from_pydict(
+                {
+                    "bucket": pa.array(list(lines), pa.int32()),
+                    "lines": list(map("\n".join, lines.values())),
+                }
+            )
+
+    class Count(StatefulProcessor):
+        def init(self, handle):
+            self.count = handle.getValueState("count", "count long")
+
+        def handleInputRows(self, key, rows, timerValues):
+            added = sum(row.lines.count("\n") + 1 for row in rows)
+            stored = self.count.get()
+            self.count.update(((stored[0] if stored else 0) + added,))
+            yield Row(bucket=key[0], count=added)
+
+        def close(self):
+            pass
+
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+    lines = spark.readStream.option("maxFilesPerTrigger", files_per_trigger).text(str(directory))
+    counts = (
+        lines.mapInArrow(pack, "bucket int, lines string")
+        .groupBy("bucket")
+        .transformWithState(Count(), "bucket int, count long", "Append", "None")
+    )
+    return _file_query(counts.selectExpr("concat_ws(' ', bucket, count)"), out)
+
+
 def _file_query(frame, out):
     return (
         frame.writeStream.format("text")
@@ -167,6 +222,7 @@ JOBS = {
     "stateless-native": stateless_native,
     "stateless-python": stateless_python,
     "native-aggregation": native_aggregation,
+    "stateful-floor": stateful_floor,
     "panes-streaming": panes_streaming,
 }
 
