@@ -23,10 +23,7 @@ class TimerQueue:
         self._order = 0  # ties between equal times break by setting order
 
     def __reduce__(self):
-        return TimerQueue, (), (self._heaps, self._live, self._order)
-
-    def __setstate__(self, state) -> None:
-        self._heaps, self._live, self._order = state
+        return _queue, (self._heaps, self._live, self._order)
 
     def set(self, window, time: int, domain: str) -> None:
         timer = (domain, time, window)
@@ -64,3 +61,11 @@ class TimerQueue:
         while heap and (domain, heap[0][0], heap[0][2]) not in self._live:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
+
+
+def _queue(heaps: dict, live: set, order: int) -> TimerQueue:
+    """A queue as ``TimerQueue.__reduce__`` pickled it: its parts in order, not a dict of
+    attribute names (a key's state is pickled at every streaming micro-batch)."""
+    queue = TimerQueue.__new__(TimerQueue)
+    queue._heaps, queue._live, queue._order = heaps, live, order
+    return queue
