@@ -209,7 +209,7 @@ def by_key(groups) -> dict:
         else:
             runs.append(records)
     records_of = {key: _merged(runs) for key, runs in runs_of.items()}
-    return dict(sorted(records_of.items(), key=lambda item: item[1][0][0]))
+    return dict(sorted(records_of.items(), key=lambda item: _first_position(item[1])))
 
 
 def _merged(runs: list) -> list:
