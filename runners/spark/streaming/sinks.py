@@ -152,10 +152,9 @@ class BatchCommitter:
         and the ``(route, data)`` rows routed to ``gather`` that its tasks met on the way."""
         spark = frame.sparkSession
         sink = output.sink
-        if _infers(output):
-            records = frame.where(F.col("route") == label).select("data").rdd
-            sink = dataclasses.replace(sink, schema=_inferred_schema(records, sink, label))
         rows = frame.where(F.col("route").isin([label, *gather])).select("route", "data").rdd
+        if _infers(output):  # never a gatherer: its rows are the sink's alone
+            sink = dataclasses.replace(sink, schema=_inferred_schema(rows, sink, label))
         reports = spark.sparkContext.accumulator({}, PerPartition())
 
         def write(temporary):
