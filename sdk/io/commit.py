@@ -15,6 +15,10 @@ one with its marker, or — without a marker — part of one of them or nothing;
 two runs. A rerun publishes its output whole. Readers that must not see a partial output wait
 for the marker. (On object stores a rename is a copy: the same order holds, each step slower.)
 
+A writer that knows no run ever wrote to the prefix (a streaming micro-batch beyond any
+written before its query started) publishes it *fresh*: steps 3 and 4, then removes its own
+temporary directory, listing nothing — listings grow with the files beside the prefix.
+
 ``fs`` is a file system in Beam's ``FileSystems`` interface plus ``list_prefix(path)``: the
 files and directories beside ``path`` whose paths start with it.
 """
@@ -40,17 +44,23 @@ def temporary_directory(prefix: str) -> str:
     return posixpath.join(head, f"{TEMPORARY_PREFIX}{tail}-{uuid.uuid4().hex}")
 
 
-def write_and_publish(fs, prefix: str, shard_regex: re.Pattern, write) -> list[str]:
+def write_and_publish(
+    fs, prefix: str, shard_regex: re.Pattern, write, fresh: bool = False
+) -> list[str]:
     """Runs ``write(temporary directory)``, which writes every shard there and returns
-    ``[(temporary path, final path)]``, then publishes the shards. A failed write leaves the
-    previous output as it was."""
+    ``[(temporary path, final path)]``, then publishes the shards (``fresh``: see above). A
+    failed write leaves the previous output as it was."""
     temporary = temporary_directory(prefix)
     try:
         renames = write(temporary)
     except BaseException:
         _remove(fs, [temporary])
         raise
-    publish(fs, prefix, shard_regex, renames)
+    if fresh:
+        _move_into_place(fs, prefix, renames)
+        _remove(fs, [temporary])
+    else:
+        publish(fs, prefix, shard_regex, renames)
     return [final for _, final in renames]
 
 
@@ -62,9 +72,14 @@ def publish(fs, prefix: str, shard_regex: re.Pattern, renames: list) -> None:
     _remove(
         fs, [path for path in fs.list_prefix(prefix) if shard_regex.match(posixpath.basename(path))]
     )
-    fs.rename([temporary for temporary, _ in renames], [final for _, final in renames])
-    fs.create(done).close()
+    _move_into_place(fs, prefix, renames)
     remove_leftovers(fs, prefix)
+
+
+def _move_into_place(fs, prefix: str, renames: list) -> None:
+    """Steps 3 and 4: the shards under their final names, then the marker."""
+    fs.rename([temporary for temporary, _ in renames], [final for _, final in renames])
+    fs.create(marker(prefix)).close()
 
 
 def remove_leftovers(fs, prefix: str) -> None:

@@ -7,16 +7,20 @@ them through Hadoop's ``FileSystem`` as a batch write publishes its shards (``pa
 any shard of the same micro-batch that a crashed attempt left is removed, the new ones take
 their final names ``<prefix>-<micro-batch>-<partition><suffix>``, and the marker
 ``<prefix>-<micro-batch>.SUCCESS`` comes last. So any Hadoop file system works, and a
-micro-batch's output is never two attempts mixed. Only what is small by design comes back to
-the driver: captured values (tests), metrics and the log records of user code. Last, the
-micro-batch is recorded as committed (``checkpoint.CheckpointStore``): a micro-batch Spark
-replays after a crash is skipped if it was, and redone whole otherwise.
+micro-batch's output is never two attempts mixed. Only micro-batches up to the last that left
+anything before the query started can find an earlier attempt's files; later ones are
+published fresh, without listing the output's directory, which grows with every micro-batch.
+Only what is small by design comes back to the driver: captured values (tests), metrics and
+the log records of user code. Last, the micro-batch is recorded as committed
+(``checkpoint.CheckpointStore``): a micro-batch Spark replays after a crash is skipped if it
+was, and redone whole otherwise.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import posixpath
 import re
 
 from pyspark import TaskContext
@@ -25,7 +29,7 @@ from pyspark.sql import functions as F
 from panes.compiler.lift import lift
 from panes.errors import PipelineConstructionError
 from panes.io.capture import CaptureSink
-from panes.io.commit import write_and_publish
+from panes.io.commit import TEMPORARY_PREFIX, write_and_publish
 from panes.io.parquet import ParquetSink
 from panes.io.text import TextSink
 from panes.metrics import MetricsContainer
@@ -65,6 +69,17 @@ class FileOutput:
             re.escape(f"{name}-") + r"\d{5}" + re.escape(self.sink.file_name_suffix) + r"\Z"
         )
 
+    def last_batch(self, fs) -> int:
+        """The last micro-batch with a shard, a marker or a temporary directory under this
+        prefix (-1: none)."""
+        head, name = posixpath.split(self.prefix)
+        batch = re.compile(rf"(?:{re.escape(TEMPORARY_PREFIX)})?{re.escape(name)}-(\d{{8,}})[-.]")
+        paths = fs.list_prefix(f"{self.prefix}-") + fs.list_prefix(
+            posixpath.join(head, f"{TEMPORARY_PREFIX}{name}-")
+        )
+        found = (batch.match(posixpath.basename(path)) for path in paths)
+        return max((int(match[1]) for match in found if match), default=-1)
+
 
 def check_sinks(ir) -> dict:
     """The pipeline's writes: node id -> sink; a clear error for a sink streaming cannot write."""
@@ -101,6 +116,8 @@ class BatchCommitter:
         self.label = label
         self.captures: dict = {}
         self.metrics = store.metrics()
+        # Sink -> the last micro-batch that may find files of an earlier attempt.
+        self._attempted = {label: output.last_batch(fs) for label, output in files.items()}
         self._published: dict = {}  # batch id -> outputs published (for progress)
 
     def published(self, batch_id: int) -> int:
@@ -171,7 +188,11 @@ class BatchCommitter:
             ]
 
         write_and_publish(
-            self.fs, output.batch_prefix(batch_id), output.shard_regex(batch_id), write
+            self.fs,
+            output.batch_prefix(batch_id),
+            output.shard_regex(batch_id),
+            write,
+            fresh=batch_id > self._attempted[label],
         )
         return _written(reports), [row for _, met in reports.value.values() for row in met]
 

@@ -105,3 +105,42 @@ def test_a_replayed_micro_batch_replaces_what_a_crashed_attempt_published(
     (tmp_path / "out" / f"text-{last:08d}-00007.txt").write_text("a stale attempt\n")
     _run("spark", hadoop_uri(prefix), hadoop_uri(tmp_path / "out" / "rows"), options)
     assert _lines(prefix) == expected
+
+
+@pytest.mark.slow
+def test_only_micro_batches_an_earlier_run_reached_list_the_output(tmp_path, spark, hadoop_uri):
+    """A new checkpoint over an output an earlier run left: its micro-batches up to the last the
+    earlier run reached replace what it left; the later ones are published without listing the
+    output's directory, which grows with every micro-batch."""
+    from panes.runners.spark.hadoop import HadoopFileSystems
+
+    _run("direct", str(tmp_path / "direct" / "text"), str(tmp_path / "direct" / "rows"))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "text-00000001-00007.txt").write_text("an earlier run\n")
+    listed: list = []
+    list_prefix = HadoopFileSystems.list_prefix
+
+    def listing(self, path):
+        listed.append(path.rsplit("/", 1)[-1])
+        return list_prefix(self, path)
+
+    options = {"streaming": True, "checkpoint_location": hadoop_uri(tmp_path / "checkpoint")}
+    HadoopFileSystems.list_prefix = listing
+    try:
+        _run(
+            "spark",
+            hadoop_uri(tmp_path / "out" / "text"),
+            hadoop_uri(tmp_path / "out" / "rows"),
+            options,
+        )
+    finally:
+        HadoopFileSystems.list_prefix = list_prefix
+    assert _lines(tmp_path / "out" / "text") == _lines(tmp_path / "direct" / "text")
+    assert len(list((tmp_path / "out").glob("text-*.SUCCESS"))) > 3
+    # Each sink's directory is listed at the start; then each of the text sink's micro-batches
+    # 0 and 1 lists its stale shards and leftover temporary directories.
+    assert sorted(listed) == sorted(
+        ["text-", ".panes-temp-text-", "rows-", ".panes-temp-rows-"]
+        + ["text-00000000", ".panes-temp-text-00000000"]
+        + ["text-00000001", ".panes-temp-text-00000001"]
+    )
