@@ -5,7 +5,7 @@ scenario's ``(key, value)`` elements or the grouping's ``(key, aggregate)`` pane
 from __future__ import annotations
 
 import panes as beam
-from panes.pvalue import TaggedOutput
+from panes.pvalue import AsDict, TaggedOutput
 from panes.window import WindowedValue
 
 
@@ -62,7 +62,31 @@ class HeldForTheBundle(beam.PTransform):
         return pcoll | "Hold" >> beam.ParDo(_HeldForTheBundle())
 
 
-STEPS = {"ScaleThenSplit": ScaleThenSplit, "HeldForTheBundle": HeldForTheBundle}
+class ShareOfWindowTotal(beam.PTransform):
+    """Each value as a percentage of its 10 s window's total, read as a singleton side input,
+    and each key renamed by a table from a bounded source, read as a dict side input in the
+    global window: main elements wait until their side window is ready."""
+
+    def expand(self, pcoll):
+        windowed = pcoll | "SideWindows" >> beam.WindowInto(beam.window.FixedWindows(10))
+        total = (
+            windowed
+            | "Values" >> beam.Values()
+            | "Total" >> beam.CombineGlobally(sum).as_singleton_view()
+        )
+        names = pcoll.pipeline | "Names" >> beam.Create([("a", "alpha"), ("b", "beta")])
+        return windowed | "Share" >> beam.Map(
+            lambda kv, total, names: (names.get(kv[0], kv[0]), kv[1] * 100 // total),
+            total,
+            AsDict(names),
+        )
+
+
+STEPS = {
+    "ScaleThenSplit": ScaleThenSplit,
+    "HeldForTheBundle": HeldForTheBundle,
+    "ShareOfWindowTotal": ShareOfWindowTotal,
+}
 
 
 def step(name: str) -> beam.PTransform:
