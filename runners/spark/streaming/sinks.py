@@ -38,7 +38,7 @@ from panes.runners.runner import Captured
 from panes.runners.spark import worker_logs
 from panes.runners.spark.collection import positioned
 from panes.runners.spark.errors import worker_generator
-from panes.runners.spark.file_writes import form_for, part_files, row_frame
+from panes.runners.spark.file_writes import form_for, part_files
 from panes.runners.spark.metrics import PerPartition
 from panes.runners.spark.streaming.rows import METRICS, load
 
@@ -167,19 +167,18 @@ class BatchCommitter:
     def _write(self, frame, batch_id: int, label: str, output: FileOutput, gather) -> tuple:
         """Writes and publishes one file sink's records of the micro-batch; returns how many,
         and the ``(route, data)`` rows routed to ``gather`` that its tasks met on the way."""
-        spark = frame.sparkSession
         sink = output.sink
-        rows = frame.where(F.col("route").isin([label, *gather])).select("route", "data").rdd
+        rows = frame.where(F.col("route").isin([label, *gather])).select("route", "data")
         if _infers(output):  # never a gatherer: its rows are the sink's alone
             sink = dataclasses.replace(sink, schema=_inferred_schema(rows, sink, label))
-        reports = spark.sparkContext.accumulator({}, PerPartition())
+        reports = frame.sparkSession.sparkContext.accumulator({}, PerPartition())
 
         def write(temporary):
             if isinstance(sink, ParquetSink) and sink.schema is None:
                 return []  # no records to infer a schema from: only the marker
             form = form_for(output.ir_sink, sink, label)
-            shards = rows.mapPartitions(worker_generator(_shard_rows(form, label, reports)))
-            form.save(row_frame(spark, shards), temporary)
+            shard_rows = worker_generator(_shard_rows(form, label, reports))
+            form.save(rows.mapInArrow(shard_rows, "row binary"), temporary)
             if not _written(reports):
                 return []
             return [
@@ -222,24 +221,30 @@ def _small(rows) -> tuple:
 
 def _shard_rows(form, label: str, reports):
     """Runs on the executors: a partition's records of one sink, in position order, as the
-    rows of its shard (none for a partition without records). Its other rows, and how many
-    records it wrote, go to ``reports``, once per partition whatever Spark retries."""
+    Arrow batches of its shard's rows (none for a partition without records). Its other
+    rows, and how many records it wrote, go to ``reports``, once per partition whatever Spark
+    retries."""
 
-    def rows(partition):
+    def rows(batches):
+        import pyarrow as pa
+
         records, met = [], []
-        for route, data in partition:
-            if route == label:
-                records.extend(load(data))
-            else:
-                met.append((route, data))
+        for batch in batches:
+            for route, data in zip(*batch.to_pydict().values()):
+                if route == label:
+                    records.extend(load(data))
+                else:
+                    met.append((route, data))
         reports.add({TaskContext.get().partitionId(): (len(records), met)})
         if not records:
             return
         records.sort(key=lambda record: record[0])
-        yield from form.first_rows()
         values = [wv.value for _, wv in records]
-        for start in range(0, len(values), CHUNK):
-            yield form.row(values[start : start + CHUNK])
+        chunks = [form.row(values[start : start + CHUNK]) for start in range(0, len(values), CHUNK)]
+        yield pa.RecordBatch.from_pydict(
+            {"row": [row for (row,) in form.first_rows() + chunks]},
+            pa.schema([("row", pa.binary())]),
+        )
 
     return rows
 
@@ -249,14 +254,17 @@ def _inferred_schema(rows, sink, label: str):
     first records of the first partition that has any (a schema is small); None without
     records."""
 
-    def sample(partition):
-        records = [record for row in partition for record in load(row.data)]
+    import pyarrow as pa
+
+    def sample(batches):
+        records = [
+            record for batch in batches for data in batch[1].to_pylist() for record in load(data)
+        ]
         if records:
             records.sort(key=lambda record: record[0])
             values = [wv.value for _, wv in records[:SCHEMA_SAMPLE]]
-            yield sink.schema_for(label, values).serialize().to_pybytes()
+            schema = sink.schema_for(label, values).serialize().to_pybytes()
+            yield pa.RecordBatch.from_pydict({"schema": [schema]})
 
-    import pyarrow as pa
-
-    schemas = rows.mapPartitions(worker_generator(sample)).take(1)
-    return pa.ipc.read_schema(pa.py_buffer(schemas[0])) if schemas else None
+    schemas = rows.mapInArrow(worker_generator(sample), "schema binary").take(1)
+    return pa.ipc.read_schema(pa.py_buffer(schemas[0].schema)) if schemas else None
