@@ -90,9 +90,29 @@ def surfaced_errors(step: str):
     except UserCodeError:
         raise
     except Exception as error:
-        match = _PATTERN.search(str(error))
-        if match:
-            label, element, cause, location, logs = pickle.loads(base64.b64decode(match.group(1)))
+        transported = _transported(error)
+        if transported:
+            user_error, logs = transported
             worker_logs.emit([logs])
-            raise UserCodeError(label, element, cause, location) from None
+            raise user_error from None
         raise RunnerError(f"Spark failed while running '{step}': {error}") from error
+
+
+def failure_summary(error) -> str:
+    """A Spark failure in one line: the user's error when a worker sent one, else the first
+    line of Spark's."""
+    transported = _transported(error)
+    if transported:
+        return str(transported[0])
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+def _transported(error):
+    """The UserCodeError a worker sent inside ``error``'s text, and its task's log records;
+    None when there is none."""
+    match = _PATTERN.search(str(error))
+    if not match:
+        return None
+    label, element, cause, location, logs = pickle.loads(base64.b64decode(match.group(1)))
+    return UserCodeError(label, element, cause, location), logs

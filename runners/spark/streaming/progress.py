@@ -1,6 +1,7 @@
 """Progress of a streaming pipeline, one line per micro-batch through Python logging at INFO
 (logger ``panes.streaming``): rows read and their rate, Spark's watermark, rows in the state
-store, outputs published and how long the micro-batch took.
+store, outputs published and how long the micro-batch took. A query that fails is logged at
+ERROR with its cause in one line (the user's error, or Spark's), also when nobody waits for it.
 
 The lines come from a driver thread that reads the query's progress, not from a Spark
 ``StreamingQueryListener``: Spark calls a listener from the JVM whenever it likes, also while
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
+
+from panes.runners.spark.errors import failure_summary
 
 log = logging.getLogger("panes.streaming")
 POLL_SECONDS = 0.5
@@ -22,6 +25,7 @@ class ProgressLogger:
     def __init__(self, query, name: str, published):
         self.query, self.name, self.published = query, name, published
         self._logged = -1  # the last micro-batch logged
+        self._failure_logged = False
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"panes progress {name}")
         self._thread.daemon = True
@@ -36,18 +40,31 @@ class ProgressLogger:
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join()
         self._log_new()
-        log.info(
-            "panes: streaming query %s ended%s",
-            self.query.id,
-            f" with {exception}" if exception else "",
-        )
+        if exception is None:
+            log.info("panes: streaming query %s ended", self.query.id)
+        else:
+            self._log_failure(exception)
 
     def _run(self) -> None:
         while not self._stopped.wait(POLL_SECONDS):
             try:
                 self._log_new()
+                if not self.query.isActive:
+                    if self.query.exception() is not None:
+                        self._log_failure(self.query.exception())
+                    return
             except Exception:  # the session is going away with the driver
                 return
+
+    def _log_failure(self, exception) -> None:
+        if not self._failure_logged:
+            self._failure_logged = True
+            log.error(
+                "panes: streaming pipeline '%s' (query %s) failed: %s",
+                self.name,
+                self.query.id,
+                failure_summary(exception),
+            )
 
     def _log_new(self) -> None:
         for progress in self.query.recentProgress:

@@ -160,3 +160,63 @@ def test_a_map_failing_on_one_of_a_million_lines_before_a_write_is_reported_once
     output = failed_write(tmp_path, [f"line {i}\n".encode() for i in range(1_000_000)], "check")
     assert_only_the_users_error(output, "while processing element 'line 654321'")
     assert "driver.py:7 in check: bad record" in output
+
+
+STREAMING_DRIVER = """
+import sys
+import time
+import panes as beam
+
+def invert(line):
+    return 1 / int(line)
+
+pattern, waits = sys.argv[1:]
+p = beam.Pipeline(runner="spark", options={"streaming": True, "spark_partitions": 2})
+p | beam.io.ReadFromText(pattern) | "Invert" >> beam.Map(invert)
+result = p.run()
+if waits == "waits":
+    result.wait_until_finish()
+while result.query.isActive:
+    time.sleep(0.2)
+time.sleep(2)
+print("the driver went on", flush=True)
+"""
+
+
+def failed_stream(tmp_path, waits: str):
+    """A streaming ReadFromText -> Map run over files whose third line fails the Map; the
+    driver ``waits`` for the pipeline, or goes on without waiting."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "numbers.txt").write_text("1\n2\n0\n4\n")
+    (tmp_path / "driver.py").write_text(STREAMING_DRIVER)
+    return subprocess.run(
+        [sys.executable, "driver.py", "in/*.txt", waits],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+FAILED = "failed: ZeroDivisionError in transform 'Invert' while processing element '0' at "
+
+
+def test_a_streaming_pipeline_that_fails_raises_the_users_error_without_jvm_traces(tmp_path):
+    done = failed_stream(tmp_path, "waits")
+    assert done.returncode == 1, done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("panes.errors.UserCodeError: ZeroDivisionError in transform 'Invert'")
+    before = done.stderr[: done.stderr.index("Traceback (most recent call last):")]
+    assert before.count(FAILED) == 1 and done.stderr.count(FAILED) == 1, done.stderr
+    for noise in ("\tat ", "@@panes"):
+        assert noise not in done.stderr, noise
+
+
+def test_a_streaming_pipeline_nobody_waits_for_logs_why_it_failed(tmp_path):
+    done = failed_stream(tmp_path, "goes on")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "the driver went on" in done.stdout
+    assert done.stderr.count(FAILED) == 1, done.stderr
+    assert "driver.py:7 in invert: division by zero" in done.stderr
+    for noise in ("\tat ", "@@panes", "Traceback"):
+        assert noise not in done.stderr, noise
