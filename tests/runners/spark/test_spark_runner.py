@@ -251,6 +251,31 @@ def test_a_reused_worker_leaves_what_it_imported_out_of_later_collections(spark)
     assert min(frozen_counts()) > 0
 
 
+def test_workers_start_with_pyspark_compiled_and_common_modules_imported(spark):
+    """Spark puts its zips of pyspark and py4j first on the workers' path; when they are the
+    installed pyspark's own, workers import the installed (compiled) package instead, and the
+    daemon imported it and panes' common modules before forking them."""
+    import os
+    import sys
+
+    import pyspark
+
+    from panes.runners.spark.daemon import PRELOADED
+
+    def origins(_):
+        import py4j
+        import pyspark
+
+        return pyspark.__file__, py4j.__file__, all(name in sys.modules for name in PRELOADED)
+
+    p = beam.Pipeline(runner="spark")
+    seen = materialize(p | beam.Create(range(4)) | beam.Map(origins))
+    p.run()
+    home = os.environ.get("SPARK_HOME", os.path.dirname(pyspark.__file__))
+    assert os.path.dirname(pyspark.__file__) == os.path.abspath(home)  # pyspark is SPARK_HOME
+    assert set(seen.values) == {(pyspark.__file__, sys.modules["py4j"].__file__, True)}
+
+
 def _through_groupings(runner, make):
     """Values made by ``make`` on the workers, through a lifted combine, a GroupByKey and a
     replayed grouping, and out to the driver."""
