@@ -34,9 +34,11 @@ _ZIPPED = re.compile(r"(pyspark|py4j-[\d.]+-src)\.zip\Z")
 
 def _installed_pyspark_first() -> None:
     zips = [path for path in sys.path if _ZIPPED.match(os.path.basename(path))]
+    if not zips:
+        return
     rest = [path for path in sys.path if path not in zips]
     spec = importlib.machinery.PathFinder.find_spec("pyspark", rest)
-    if not zips or spec is None or not spec.submodule_search_locations:
+    if spec is None or not spec.submodule_search_locations:
         return
     own = os.path.join(spec.submodule_search_locations[0], "python", "lib")
     if all(os.path.dirname(path) == own for path in zips):

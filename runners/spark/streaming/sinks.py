@@ -19,6 +19,7 @@ was, and redone whole otherwise.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import posixpath
 import re
@@ -240,11 +241,10 @@ def _shard_rows(form, label: str, reports):
             return
         records.sort(key=lambda record: record[0])
         values = [wv.value for _, wv in records]
-        chunks = [form.row(values[start : start + CHUNK]) for start in range(0, len(values), CHUNK)]
-        yield pa.RecordBatch.from_pydict(
-            {"row": [row for (row,) in form.first_rows() + chunks]},
-            pa.schema([("row", pa.binary())]),
-        )
+        chunks = (form.row(values[start : start + CHUNK]) for start in range(0, len(values), CHUNK))
+        schema = pa.schema([("row", pa.binary())])
+        for row in itertools.chain(form.first_rows(), chunks):
+            yield pa.RecordBatch.from_pydict({"row": list(row)}, schema)
 
     return rows
 
