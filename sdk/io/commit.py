@@ -38,10 +38,15 @@ def marker(prefix: str) -> str:
     return prefix + MARKER_SUFFIX
 
 
+def temporary_stem(prefix: str) -> str:
+    """What the paths of ``prefix``'s temporary directories start with."""
+    head, tail = posixpath.split(prefix)
+    return posixpath.join(head, TEMPORARY_PREFIX + tail)
+
+
 def temporary_directory(prefix: str) -> str:
     """A fresh directory beside ``prefix`` for shards still being written."""
-    head, tail = posixpath.split(prefix)
-    return posixpath.join(head, f"{TEMPORARY_PREFIX}{tail}-{uuid.uuid4().hex}")
+    return f"{temporary_stem(prefix)}-{uuid.uuid4().hex}"
 
 
 def write_and_publish(
@@ -84,16 +89,9 @@ def _move_into_place(fs, prefix: str, renames: list) -> None:
 
 def remove_leftovers(fs, prefix: str) -> None:
     """Removes the temporary directories of every run that wrote to ``prefix``."""
-    head, tail = posixpath.split(prefix)
-    own = re.compile(re.escape(TEMPORARY_PREFIX + tail) + r"-[0-9a-f]{32}\Z")
-    _remove(
-        fs,
-        [
-            path
-            for path in fs.list_prefix(posixpath.join(head, TEMPORARY_PREFIX + tail))
-            if own.match(posixpath.basename(path))
-        ],
-    )
+    stem = temporary_stem(prefix)
+    own = re.compile(re.escape(posixpath.basename(stem)) + r"-[0-9a-f]{32}\Z")
+    _remove(fs, [path for path in fs.list_prefix(stem) if own.match(posixpath.basename(path))])
 
 
 def _remove(fs, paths: list) -> None:

@@ -50,8 +50,9 @@ class ProgressLogger:
             try:
                 self._log_new()
                 if not self.query.isActive:
-                    if self.query.exception() is not None:
-                        self._log_failure(self.query.exception())
+                    exception = self.query.exception()
+                    if exception is not None:
+                        self._log_failure(exception)
                     return
             except Exception:  # the session is going away with the driver
                 return

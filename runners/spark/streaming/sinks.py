@@ -30,7 +30,7 @@ from pyspark.sql import functions as F
 from panes.compiler.lift import lift
 from panes.errors import PipelineConstructionError
 from panes.io.capture import CaptureSink
-from panes.io.commit import TEMPORARY_PREFIX, write_and_publish
+from panes.io.commit import TEMPORARY_PREFIX, temporary_stem, write_and_publish
 from panes.io.parquet import ParquetSink
 from panes.io.text import TextSink
 from panes.metrics import MetricsContainer
@@ -73,11 +73,10 @@ class FileOutput:
     def last_batch(self, fs) -> int:
         """The last micro-batch with a shard, a marker or a temporary directory under this
         prefix (-1: none)."""
-        head, name = posixpath.split(self.prefix)
+        name = posixpath.basename(self.prefix)
         batch = re.compile(rf"(?:{re.escape(TEMPORARY_PREFIX)})?{re.escape(name)}-(\d{{8,}})[-.]")
-        paths = fs.list_prefix(f"{self.prefix}-") + fs.list_prefix(
-            posixpath.join(head, f"{TEMPORARY_PREFIX}{name}-")
-        )
+        stem = f"{self.prefix}-"
+        paths = fs.list_prefix(stem) + fs.list_prefix(temporary_stem(stem))
         found = (batch.match(posixpath.basename(path)) for path in paths)
         return max((int(match[1]) for match in found if match), default=-1)
 
@@ -231,7 +230,7 @@ def _shard_rows(form, label: str, reports):
 
         records, met = [], []
         for batch in batches:
-            for route, data in zip(*batch.to_pydict().values()):
+            for route, data in zip(batch["route"].to_pylist(), batch["data"].to_pylist()):
                 if route == label:
                     records.extend(load(data))
                 else:
@@ -258,7 +257,10 @@ def _inferred_schema(rows, sink, label: str):
 
     def sample(batches):
         records = [
-            record for batch in batches for data in batch[1].to_pylist() for record in load(data)
+            record
+            for batch in batches
+            for data in batch["data"].to_pylist()
+            for record in load(data)
         ]
         if records:
             records.sort(key=lambda record: record[0])

@@ -108,7 +108,9 @@ def test_a_replayed_micro_batch_replaces_what_a_crashed_attempt_published(
 
 
 @pytest.mark.slow
-def test_only_micro_batches_an_earlier_run_reached_list_the_output(tmp_path, spark, hadoop_uri):
+def test_only_micro_batches_an_earlier_run_reached_list_the_output(
+    tmp_path, spark, hadoop_uri, monkeypatch
+):
     """A new checkpoint over an output an earlier run left: its micro-batches up to the last the
     earlier run reached replace what it left; the later ones are published without listing the
     output's directory, which grows with every micro-batch."""
@@ -125,16 +127,13 @@ def test_only_micro_batches_an_earlier_run_reached_list_the_output(tmp_path, spa
         return list_prefix(self, path)
 
     options = {"streaming": True, "checkpoint_location": hadoop_uri(tmp_path / "checkpoint")}
-    HadoopFileSystems.list_prefix = listing
-    try:
-        _run(
-            "spark",
-            hadoop_uri(tmp_path / "out" / "text"),
-            hadoop_uri(tmp_path / "out" / "rows"),
-            options,
-        )
-    finally:
-        HadoopFileSystems.list_prefix = list_prefix
+    monkeypatch.setattr(HadoopFileSystems, "list_prefix", listing)
+    _run(
+        "spark",
+        hadoop_uri(tmp_path / "out" / "text"),
+        hadoop_uri(tmp_path / "out" / "rows"),
+        options,
+    )
     assert _lines(tmp_path / "out" / "text") == _lines(tmp_path / "direct" / "text")
     assert len(list((tmp_path / "out").glob("text-*.SUCCESS"))) > 3
     # Each sink's directory is listed at the start; then each of the text sink's micro-batches
