@@ -20,7 +20,6 @@ its workers, and two to how it starts them:
 """
 
 import contextlib
-import gc
 import importlib
 import importlib.machinery
 import os
@@ -49,6 +48,8 @@ _installed_pyspark_first()
 
 from pyspark import daemon  # noqa: E402
 
+from panes.runners.collector import freeze_alive  # noqa: E402
+
 _worker = daemon.worker
 _modules_when_frozen = 0
 
@@ -71,8 +72,7 @@ def _freeze_after_imports() -> None:
     long-lived worker does not freeze the garbage of every task."""
     global _modules_when_frozen
     if len(sys.modules) != _modules_when_frozen:
-        gc.collect()
-        gc.freeze()
+        freeze_alive()
         _modules_when_frozen = len(sys.modules)
 
 
