@@ -1,7 +1,10 @@
 """Progress of a streaming pipeline, one line per micro-batch through Python logging at INFO
 (logger ``panes.streaming``): rows read and their rate, Spark's watermark, rows in the state
-store, outputs published and how long the micro-batch took. A query that fails is logged at
-ERROR with its cause in one line (the user's error, or Spark's), also when nobody waits for it.
+store, outputs published and how long the micro-batch took. Under a heartbeat (a micro-batch a
+second, ``sources.heartbeat_frame``), a micro-batch that read nothing else and published nothing
+is *idle*: the first of a run of them is logged at INFO, the rest at DEBUG. A query that fails is
+logged at ERROR with its cause in one line (the user's error, or Spark's), also when nobody
+waits for it.
 
 The lines come from a driver thread that reads the query's progress, not from a Spark
 ``StreamingQueryListener``: Spark calls a listener from the JVM whenever it likes, also while
@@ -16,15 +19,19 @@ from panes.runners.spark.errors import failure_summary
 
 log = logging.getLogger("panes.streaming")
 POLL_SECONDS = 0.5
+IDLE_NOTE = " (idle: the next idle micro-batches are logged at DEBUG)"
 
 
 class ProgressLogger:
     """Logs the progress of ``query`` (named ``name``) until ``stop``; ``published(batch id)``
-    gives how many outputs a micro-batch published."""
+    gives how many outputs a micro-batch published; ``heartbeat``: whether the query reads a
+    heartbeat, a row per micro-batch."""
 
-    def __init__(self, query, name: str, published):
+    def __init__(self, query, name: str, published, heartbeat: bool = False):
         self.query, self.name, self.published = query, name, published
+        self._heartbeat_rows = 1 if heartbeat else 0
         self._logged = -1  # the last micro-batch logged
+        self._idle = False  # whether the last micro-batch logged was idle
         self._failure_logged = False
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"panes progress {name}")
@@ -75,15 +82,21 @@ class ProgressLogger:
 
     def _log(self, progress) -> None:
         state_rows = sum(operator.numRowsTotal for operator in progress.stateOperators)
-        log.info(
+        rows = max(progress.numInputRows - self._heartbeat_rows, 0)
+        published = self.published(progress.batchId)
+        idle = bool(self._heartbeat_rows) and not rows and not published
+        log.log(
+            logging.DEBUG if idle and self._idle else logging.INFO,
             "panes: '%s' micro-batch %d: %d rows in (%.1f rows/s), watermark %s, %d state "
-            "rows, %d outputs published, %d ms",
+            "rows, %d outputs published, %d ms%s",
             self.name,
             progress.batchId,
-            progress.numInputRows,
+            rows,
             progress.processedRowsPerSecond,
             progress.eventTime.get("watermark", "-"),
             state_rows,
-            self.published(progress.batchId),
+            published,
             progress.batchDuration,
+            IDLE_NOTE if idle and not self._idle else "",
         )
+        self._idle = idle

@@ -151,7 +151,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     with _query_conf(rows.sparkSession, {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}):
         query = writer.start()
         _take_settings(query)
-    progress = ProgressLogger(query, label, committer.published)
+    progress = ProgressLogger(query, label, committer.published, heartbeat)
     progress.start()
 
     def on_end(exception):

@@ -7,6 +7,7 @@ connector is installed). A run prints its progress lines and nothing else, unles
 
 import glob
 import json
+import logging
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from pyspark.sql import SparkSession
 import panes as beam
 from panes.io.text import ReadFromText, WriteToText
 from panes.metrics import Metrics
+from panes.runners.spark.streaming.progress import IDLE_NOTE
 from panes.runners.spark.streaming.sources import ReadFromSpark
 from panes.testing import materialize
 from panes.trigger import AccumulationMode, AfterCount, AfterProcessingTime, Repeatedly
@@ -187,9 +189,11 @@ def test_a_log_level_shows_what_pyspark_prints(tmp_path):
 
 
 @pytest.mark.slow
-def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_path):
+def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_path, caplog):
     """A processing-time trigger and ``GroupIntoBatches``' buffering timer fire on files that
-    all arrived before the start: no later input moves the clock, the heartbeat does."""
+    all arrived before the start: no later input moves the clock, the heartbeat does. Once
+    nothing is left to do, the heartbeat's idle micro-batches are logged at DEBUG after a
+    first at INFO."""
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "0.txt").write_text("a\na\nb\n")
     p = _unbounded_pipeline(tmp_path)  # a micro-batch a second: the heartbeat's default
@@ -213,11 +217,18 @@ def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_
         | beam.Map(lambda kv: "+".join(sorted(kv[1])))
         | "WriteBatches" >> WriteToText(str(tmp_path / "out" / "batches"))
     )
+    caplog.set_level(logging.DEBUG, logger="panes.streaming")
     result = p.run()
     prefixes = (tmp_path / "out" / "counts", tmp_path / "out" / "batches")
     deadline = time.time() + 180
     while not all(map(_published, prefixes)) and time.time() < deadline:
         time.sleep(2)
+    time.sleep(4)  # idle micro-batches
     assert result.cancel() == "CANCELLED"
     assert sorted(_published(prefixes[0])) == ["a=2", "b=1"]
     assert _published(prefixes[1]) == ["a+a+b"]
+    lines = [r for r in caplog.records if r.name == "panes.streaming" and "micro-batch" in r.msg]
+    idle = [line for line in lines if line.levelno == logging.DEBUG]
+    assert idle and all(" 0 rows in " in line.getMessage() for line in idle)
+    first_idle = lines.index(idle[0]) - 1
+    assert lines[first_idle].levelno == logging.INFO and IDLE_NOTE in lines[first_idle].getMessage()
