@@ -17,6 +17,7 @@ import tempfile
 
 from panes.errors import PipelineConstructionError
 from panes.ir import to_json
+from panes.ir.windowing import GlobalWindows
 from panes.runners.keyed import is_keyed, waits_on_processing_time
 from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.session import get_session
@@ -77,8 +78,8 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     """Starts the query. A pipeline whose sources are all bounded (event logs) runs with
     ``Trigger.AvailableNow`` and is waited for; an unbounded one runs until cancelled."""
     sinks = check_sinks(ir)
-    _check_side_inputs(ir)
     static, unbounded = _sources(ir)
+    check_side_inputs(ir, bool(unbounded))
     first, tail, downstream = layers(ir)
     location = _checkpoint_location(options, sinks)
     levels = worker_log_levels(options)
@@ -171,9 +172,11 @@ def _waits_on_processing_time(ir) -> bool:
     )
 
 
-def _check_side_inputs(ir) -> None:
+def check_side_inputs(ir, unbounded: bool) -> None:
     """Stateless ParDos take side inputs (in the tail: ``side_inputs``); stateful ones do not
-    yet."""
+    yet. On unbounded input a ParDo whose side window is the global one — its side input's, or
+    the one its main input's global window maps to — would wait for good: such a window is
+    complete only when its input ends."""
     for node in ir.nodes.values():
         if node.side_inputs and is_keyed(ir, node):
             raise PipelineConstructionError(
@@ -181,6 +184,28 @@ def _check_side_inputs(ir) -> None:
                 f"does not support yet; run the pipeline in batch, or read the side input in a "
                 f"ParDo before it"
             )
+        if node.side_inputs and unbounded:
+            _check_side_windows(ir, node)
+
+
+def _check_side_windows(ir, node) -> None:
+    def is_global(pcollection_id: str) -> bool:
+        return isinstance(ir.pcollections[pcollection_id].windowing.window_fn, GlobalWindows)
+
+    if is_global(node.inputs[0]):
+        reason = f"its main input, from '{ir.pcollections[node.inputs[0]].producer}',"
+    else:
+        side = next((s.pcollection for s in node.side_inputs if is_global(s.pcollection)), None)
+        if side is None:
+            return
+        reason = f"its side input, from '{ir.pcollections[side].producer}',"
+    raise PipelineConstructionError(
+        f"'{node.id}' reads side inputs and {reason} is in the global window: on unbounded "
+        f"input it would wait for good, as an element waits until the side window it reads is "
+        f"complete (docs/streaming.md, Side inputs), and a global window is complete only when "
+        f"its input ends. Window the main and side inputs alike (e.g. "
+        f"WindowInto(FixedWindows(60)) on both), or run on bounded input"
+    )
 
 
 def _sources(ir) -> tuple:

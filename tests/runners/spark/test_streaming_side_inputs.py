@@ -1,17 +1,21 @@
 """Side inputs on streaming: ParDos read a per-window total computed by a grouping, a
 per-window list straight from the source, and a global table, over a TestStream that moves the
 watermark, with late data; a grouping sums what they give. Every stage gives the direct
-runner's elements and panes, though the main elements wait for their side windows."""
+runner's elements and panes, though the main elements wait for their side windows. A side
+window that could never be complete on unbounded input (the global one) is refused."""
 
 import pytest
 
 import panes as beam
 from panes.errors import PipelineConstructionError
+from panes.io.text import ReadFromText
 from panes.pvalue import AsDict, AsList, AsSingleton
+from panes.runners.spark.streaming.runner import check_side_inputs
 from panes.testing import TestStream, materialize
 from panes.transforms.userstate import SetStateSpec
 from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
-from panes.window import FixedWindows, TimestampedValue
+from panes.watermark import WatermarkStrategy
+from panes.window import FixedWindows, GlobalWindows, TimestampedValue
 
 
 def _events():
@@ -83,3 +87,40 @@ def test_a_stateful_dofn_with_side_inputs_is_refused():
     p | "Read" >> beam.Create([("a", 1)]) | "Seen" >> beam.ParDo(_Seen(), AsSingleton(limit))
     with pytest.raises(PipelineConstructionError, match="'Seen' is a stateful DoFn with side"):
         p.run()
+
+
+def _side_input_pipeline(tmp_path, main_windows, side_windows):
+    """Words from a watched directory (unbounded under --streaming), each read with the
+    words of its side window."""
+    p = beam.Pipeline(
+        runner="spark", options={"streaming": True, "checkpoint_location": str(tmp_path)}
+    )
+    words = p | ReadFromText(str(tmp_path / "*.txt")).with_watermarks(
+        WatermarkStrategy.for_bounded_out_of_orderness(5), timestamp_fn=lambda _: 0
+    )
+    side = words | "SideWindows" >> beam.WindowInto(side_windows)
+    main = words | "MainWindows" >> beam.WindowInto(main_windows)
+    main | "Tag" >> beam.Map(lambda word, seen: (word, len(seen)), AsList(side))
+    return p
+
+
+@pytest.mark.parametrize(
+    "main_windows, side_windows, reason",
+    [
+        (FixedWindows(60), GlobalWindows(), "its side input, from 'SideWindows',"),
+        (GlobalWindows(), FixedWindows(60), "its main input, from 'MainWindows',"),
+    ],
+)
+def test_a_side_input_that_would_wait_for_good_on_unbounded_input_is_refused(
+    tmp_path, main_windows, side_windows, reason
+):
+    p = _side_input_pipeline(tmp_path, main_windows, side_windows)
+    with pytest.raises(PipelineConstructionError) as refused:
+        p.run()
+    assert f"'Tag' reads side inputs and {reason} is in the global window" in str(refused.value)
+    assert "Window the main and side inputs alike" in str(refused.value)
+
+
+def test_side_inputs_windowed_alike_on_unbounded_input_are_not_refused(tmp_path):
+    p = _side_input_pipeline(tmp_path, FixedWindows(60), FixedWindows(60))
+    check_side_inputs(p.to_ir(), unbounded=True)
