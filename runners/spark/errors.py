@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+import logging
 import pickle
 import re
 
@@ -106,6 +107,24 @@ def failure_summary(error) -> str:
         return str(transported[0])
     lines = str(error).strip().splitlines()
     return lines[0] if lines else type(error).__name__
+
+
+class ReportedByTheQuery(logging.Filter):
+    """Drops py4j's record of an exception that a Python callback of Spark raised when it is
+    a failure of Spark's (a JVM error, or a worker's, the user's error inside): a streaming
+    query's ``foreachBatch`` fails with it, and panes reports the failure in one line
+    (``failure_summary``). Other exceptions, from panes' own code, keep their trace."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, _spark_failures())
+
+
+def _spark_failures() -> tuple:
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    return (CapturedException, Py4JJavaError, TransportedError)
 
 
 def _transported(error):

@@ -19,6 +19,7 @@ from panes.errors import PipelineConstructionError
 from panes.ir import to_json
 from panes.ir.windowing import GlobalWindows
 from panes.runners.keyed import is_keyed, waits_on_processing_time
+from panes.runners.spark.errors import ReportedByTheQuery
 from panes.runners.spark.hadoop import HadoopFileSystems
 from panes.runners.spark.session import get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
@@ -274,8 +275,11 @@ def _trigger(options, bounded: bool, heartbeat: bool) -> dict:
 def _configure(options) -> None:
     if options.spark_log_level is None:
         # PySpark's gateway logs each call of foreachBatch at INFO, which a pipeline that
-        # logs its own progress at INFO would show.
+        # logs its own progress at INFO would show, and a failed call's trace at ERROR.
         logging.getLogger("py4j").setLevel(logging.WARNING)
+        callbacks = logging.getLogger("py4j.clientserver")
+        if not any(isinstance(f, ReportedByTheQuery) for f in callbacks.filters):
+            callbacks.addFilter(ReportedByTheQuery())
 
 
 def _take_settings(query) -> None:
