@@ -53,18 +53,47 @@ def get_session(options):
     """The process's SparkSession: ``spark_session`` if given, else the active one, else a new
     one on ``spark_master`` (default ``local[*, 4]``) with ``spark_conf``."""
     if options.spark_session is not None:
-        return options.spark_session
+        return checked_workers(options.spark_session)
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
-        return active
+        return checked_workers(active)
     return start_session(
         options.spark_master,
         options.job_name or "panes",
         options.spark_conf,
         options.spark_log_level,
     )
+
+
+_WORKERS_CHECKED: set = set()
+
+
+def checked_workers(session):
+    """``session``, once its local workers' Python is known to import panes. A session made
+    outside panes runs them on ``PYSPARK_PYTHON`` as it was when the session was made, else
+    ``python3``: often not this Python, and without panes every task fails with a trace."""
+    context = session.sparkContext
+    python = context.pythonExec
+    if python == sys.executable or python in _WORKERS_CHECKED:
+        return session
+    if not context.master.startswith("local"):
+        return session  # the cluster's workers run their own Python, not this machine's
+    try:
+        imports = subprocess.run([python, "-c", "import panes"], capture_output=True, timeout=120)
+        failed = imports.returncode != 0
+    except (OSError, subprocess.SubprocessError):
+        failed = True
+    if failed:
+        raise RunnerError(
+            f"the Spark session's workers run {python!r}, which cannot import panes (the "
+            f"session was made before PYSPARK_PYTHON named this Python). Make the session "
+            f"with panes.runners.spark.session.start_session(), or set "
+            f"PYSPARK_PYTHON={sys.executable} before making it"
+        )
+    _WORKERS_CHECKED.add(python)
+    return session
 
 
 def start_session(master=None, app_name="panes", conf=None, log_level=None):

@@ -16,12 +16,12 @@ import posixpath
 import tempfile
 
 from panes.errors import PipelineConstructionError
-from panes.ir import to_json
+from panes.ir import to_json, triggers
 from panes.ir.windowing import GlobalWindows
-from panes.runners.keyed import is_keyed, waits_on_processing_time
+from panes.runners.keyed import GROUPINGS, is_keyed, waits_on_processing_time
 from panes.runners.spark.errors import ReportedByTheQuery
 from panes.runners.spark.hadoop import HadoopFileSystems
-from panes.runners.spark.session import get_session
+from panes.runners.spark.session import checked_workers, get_session
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
 from panes.runners.spark.streaming.clocks import BatchClocks, BatchTimeline, StaticTimeline
 from panes.runners.spark.streaming.event_log import (
@@ -81,10 +81,13 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     sinks = check_sinks(ir)
     static, unbounded = _sources(ir)
     check_side_inputs(ir, bool(unbounded))
+    if unbounded:
+        check_groupings(ir)
     first, tail, downstream = layers(ir)
     location = _checkpoint_location(options, sinks)
     levels = worker_log_levels(options)
-    spark = dataframe_session(unbounded) or get_session(options)
+    spark = dataframe_session(unbounded)
+    spark = checked_workers(spark) if spark is not None else get_session(options)
     ship_levels(spark.sparkContext, levels)
     _configure(options)
     fs = HadoopFileSystems(spark.sparkContext)
@@ -207,6 +210,28 @@ def _check_side_windows(ir, node) -> None:
         f"its input ends. Window the main and side inputs alike (e.g. "
         f"WindowInto(FixedWindows(60)) on both), or run on bounded input"
     )
+
+
+def check_groupings(ir) -> None:
+    """Refuses, as Beam does, a grouping of unbounded input in the global window with the
+    default trigger: it fires when its input ends, so on unbounded input never."""
+    for node in ir.nodes.values():
+        if node.kind not in GROUPINGS:
+            continue
+        windowing = ir.pcollections[node.inputs[0]].windowing
+        if isinstance(windowing.window_fn, GlobalWindows) and isinstance(
+            windowing.trigger, triggers.Default
+        ):
+            raise PipelineConstructionError(
+                f"'{node.id}' groups unbounded input in the global window with the default "
+                f"trigger, which fires when the input ends: here never (under --streaming a "
+                f"file read watches its directory and a streaming DataFrame runs until "
+                f"stopped). Window the input (e.g. WindowInto(FixedWindows(60)), with a "
+                f"watermark strategy on the source), give it a trigger (e.g. "
+                f"WindowInto(GlobalWindows(), trigger=Repeatedly(AfterProcessingTime(10)), "
+                f"accumulation_mode=AccumulationMode.DISCARDING)), or run in batch, without "
+                f"--streaming. Beam refuses such a GroupByKey too"
+            )
 
 
 def _sources(ir) -> tuple:

@@ -1,5 +1,9 @@
 """Spark runner specifics: session and Java checks, errors from workers, metrics, partitioning."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import panes as beam
@@ -183,6 +187,32 @@ def test_runs_on_a_session_the_user_passes(spark):
     out = materialize(p | beam.Create([("a", 1), ("a", 2), ("b", 5)]) | beam.CombinePerKey(sum))
     p.run()
     assert sorted(out.values) == [("a", 3), ("b", 5)]
+
+
+def _base_python() -> str:
+    """This virtual environment's base interpreter, which has no panes."""
+    return os.path.join(sys.base_prefix, "bin", "python3")
+
+
+def test_a_session_whose_local_workers_cannot_import_panes_is_refused_first(spark):
+    """A session the user made without PYSPARK_PYTHON runs its workers on ``python3``; when
+    that Python has no panes, the run says so before any task fails with a trace."""
+    if subprocess.run([_base_python(), "-c", "import panes"], capture_output=True).returncode == 0:
+        pytest.skip("the base interpreter of this environment imports panes: nothing to refuse")
+    context = spark.sparkContext
+    own = context.pythonExec
+    context.pythonExec = _base_python()
+    try:
+        p = beam.Pipeline(runner=SparkRunner(), options={"spark_session": spark})
+        p | beam.Create([1, 2]) | beam.Map(lambda x: x + 1)
+        with pytest.raises(RunnerError) as refused:
+            p.run()
+    finally:
+        context.pythonExec = own
+    assert f"the Spark session's workers run '{_base_python()}', which cannot import panes" in str(
+        refused.value
+    )
+    assert f"PYSPARK_PYTHON={sys.executable}" in str(refused.value)
 
 
 def test_jobs_are_described_by_transform_label(spark):

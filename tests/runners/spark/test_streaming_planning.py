@@ -1,5 +1,5 @@
 """What the streaming runner refuses before it starts anything, with an error that names the
-transform and the way out."""
+transform and the way out: among it what would wait for good on unbounded input."""
 
 import sys
 from pathlib import Path
@@ -10,6 +10,9 @@ import panes as beam
 from panes.errors import PipelineConstructionError
 from panes.io.base import Sink, Write
 from panes.io.text import ReadFromText
+from panes.runners.spark.streaming.runner import check_groupings
+from panes.trigger import AccumulationMode, AfterProcessingTime, Repeatedly
+from panes.window import GlobalWindows
 
 sys.path.insert(0, str(Path(__file__).parent))
 import streaming_files_pipeline as files_pipeline  # noqa: E402
@@ -46,3 +49,40 @@ def test_a_sink_that_cannot_publish_exactly_once_is_refused():
     p | beam.Create([1]) | "Keep" >> Write(ListSink())
     with pytest.raises(PipelineConstructionError, match="'Keep' writes to ListSink"):
         p.run()
+
+
+@pytest.mark.parametrize(
+    "windowing",
+    [beam.WindowInto(GlobalWindows()), None],
+    ids=["global window", "no windowing"],
+)
+def test_a_grouping_that_would_never_fire_on_unbounded_input_is_refused(tmp_path, windowing):
+    """As Beam refuses a GroupByKey of an unbounded PCollection in the global window with
+    the default trigger: Beam's word count, its file read watched under --streaming."""
+    p = _streaming()
+    words = p | ReadFromText(str(tmp_path / "*.txt")) | beam.Map(lambda word: (word, 1))
+    if windowing is not None:
+        words = words | windowing
+    words | "Count" >> beam.CombinePerKey(sum)
+    with pytest.raises(PipelineConstructionError) as refused:
+        p.run()
+    assert str(refused.value).startswith(
+        "'Count' groups unbounded input in the global window with the default trigger"
+    )
+    assert "or run in batch, without --streaming" in str(refused.value)
+
+
+def test_a_grouping_in_the_global_window_with_a_trigger_is_not_refused(tmp_path):
+    p = _streaming()
+    (
+        p
+        | ReadFromText(str(tmp_path / "*.txt"))
+        | beam.Map(lambda word: (word, 1))
+        | beam.WindowInto(
+            GlobalWindows(),
+            trigger=Repeatedly(AfterProcessingTime(10)),
+            accumulation_mode=AccumulationMode.DISCARDING,
+        )
+        | "Count" >> beam.CombinePerKey(sum)
+    )
+    check_groupings(p.to_ir())
