@@ -109,10 +109,37 @@ def failure_summary(error) -> str:
     return lines[0] if lines else type(error).__name__
 
 
+# The JVM exceptions Spark takes for a stop of the query when a Python callback fails with one.
+_INTERRUPTIONS = (
+    "java.lang.InterruptedException",
+    "java.io.InterruptedIOException",
+    "java.nio.channels.ClosedByInterruptException",
+)
+
+
+class StoppedMidBatch(Exception):
+    """A stop of the query interrupted a micro-batch's callback, its job with it."""
+
+
+def stopped_mid_batch(error) -> StoppedMidBatch | None:
+    """The short error a ``foreachBatch`` callback fails with when ``error`` is a stop's
+    interruption, or None. Spark tells a stop from a failure by reading the callback's error
+    with a regular expression that recurses once per character: a whole JVM trace overflows
+    the JVM's stack, and the stream's thread dies printing a thousand lines."""
+    text = str(error)
+    name = next((name for name in _INTERRUPTIONS if name in text), None)
+    if name is None:
+        return None
+    return StoppedMidBatch(
+        f"py4j.protocol.Py4JJavaError: An error occurred while calling the micro-batch's job.\n"
+        f": {name}"
+    )
+
+
 class ReportedByTheQuery(logging.Filter):
     """Drops py4j's record of an exception that a Python callback of Spark raised when it is
-    a failure of Spark's (a JVM error, or a worker's, the user's error inside): a streaming
-    query's ``foreachBatch`` fails with it, and panes reports the failure in one line
+    a failure of Spark's (a JVM error, or a worker's, the user's error inside) or a stop: a
+    streaming query's ``foreachBatch`` fails with it, and panes reports a failure in one line
     (``failure_summary``). Other exceptions, from panes' own code, keep their trace."""
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -124,7 +151,7 @@ def _spark_failures() -> tuple:
     from py4j.protocol import Py4JJavaError
     from pyspark.errors.exceptions.captured import CapturedException
 
-    return (CapturedException, Py4JJavaError, TransportedError)
+    return (CapturedException, Py4JJavaError, TransportedError, StoppedMidBatch)
 
 
 def _transported(error):

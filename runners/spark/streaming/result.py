@@ -4,11 +4,14 @@ while it runs and after."""
 
 from __future__ import annotations
 
+import time
+
 from panes.metrics import MetricResults
 from panes.runners.runner import PipelineResult, PipelineState
 from panes.runners.spark.errors import surfaced_errors
 
 RUNNING, DONE = PipelineState.RUNNING, PipelineState.DONE
+WAIT_SECONDS = 0.2
 CANCELLED, FAILED = PipelineState.CANCELLED, PipelineState.FAILED
 
 
@@ -29,21 +32,33 @@ class StreamingPipelineResult(PipelineResult):
     def wait_until_finish(self, duration=None) -> str:
         """Blocks until the query ends (``duration``: at most that many milliseconds, as in
         Beam); a failure surfaces as the error a batch run raises (``UserCodeError`` for user
-        code). Returns the state."""
-        timeout = None if duration is None else duration / 1000
+        code). Ctrl-C cancels the query, then goes on as a KeyboardInterrupt. Returns the
+        state."""
+        deadline = None if duration is None else time.monotonic() + duration / 1000
         with surfaced_errors(self.label):
             try:
-                ended = (
-                    self.query.awaitTermination()
-                    if timeout is None
-                    else self.query.awaitTermination(timeout)
-                )
+                ended = self._await(deadline)
+            except KeyboardInterrupt:
+                self.cancel()
+                raise
             except BaseException:
                 self._end(FAILED)
                 raise
-        if ended is None or ended:
+        if ended:
             self._finished()
         return self._state
+
+    def _await(self, deadline) -> bool:
+        """Whether the query ended by ``deadline`` (None: it waits for the end). It waits
+        between short calls to the JVM, so that Ctrl-C interrupts a sleep of Python's, not a
+        call that py4j would then log with its traces."""
+        while True:
+            if self.query.awaitTermination(0.001):  # raises the query's failure
+                return True
+            remaining = WAIT_SECONDS if deadline is None else deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            time.sleep(min(WAIT_SECONDS, remaining))
 
     def metrics(self) -> MetricResults:
         """The metrics of the micro-batches committed so far (all of them once it ended)."""

@@ -24,7 +24,9 @@ import logging
 import posixpath
 import re
 
+from py4j.protocol import Py4JJavaError
 from pyspark import TaskContext
+from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import functions as F
 
 from panes.compiler.lift import lift
@@ -38,7 +40,7 @@ from panes.runners.fusion import CHUNK
 from panes.runners.runner import Captured
 from panes.runners.spark import worker_logs
 from panes.runners.spark.collection import positioned
-from panes.runners.spark.errors import worker_generator
+from panes.runners.spark.errors import stopped_mid_batch, worker_generator
 from panes.runners.spark.file_writes import form_for, part_files
 from panes.runners.spark.metrics import PerPartition
 from panes.runners.spark.streaming.rows import METRICS, load
@@ -124,6 +126,15 @@ class BatchCommitter:
         return self._published.pop(batch_id, 0)
 
     def __call__(self, frame, batch_id: int) -> None:
+        try:
+            self._commit(frame, batch_id)
+        except (Py4JJavaError, CapturedException) as error:
+            stopped = stopped_mid_batch(error)
+            if stopped is None:
+                raise
+            raise stopped from None
+
+    def _commit(self, frame, batch_id: int) -> None:
         if self.store.is_committed(batch_id):
             # Published before a crash: run it for the state it writes, publish nothing.
             log.info("panes: micro-batch %d was published before a restart", batch_id)

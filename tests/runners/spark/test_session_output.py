@@ -3,8 +3,10 @@ failed task retried as on a cluster, and a user function's error shown as the ex
 element, the transform and the user's file:line, without JVM frames or pickled data — also
 when it fails inside Spark's file writers."""
 
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -235,3 +237,80 @@ def test_a_failed_streaming_pipeline_with_logging_at_info_logs_no_callback_trace
     assert done.stderr.count(FAILED) == 1, done.stderr
     for noise in ("\tat ", "@@panes", "Traceback", CALLBACK_TRACE):
         assert noise not in done.stderr, noise
+
+
+CANCELLING_DRIVER = """
+import time
+import panes as beam
+from pyspark import SparkContext
+
+def slow(line):
+    time.sleep(30)
+    return line
+
+p = beam.Pipeline(
+    runner="spark",
+    options={"streaming": True, "spark_partitions": 2, "checkpoint_location": "checkpoint"},
+)
+p | beam.io.ReadFromText("in/*.txt") | "Slow" >> beam.Map(slow) | beam.io.WriteToText("out/lines")
+result = p.run()
+jobs = SparkContext.getOrCreate().statusTracker()
+while not jobs.getActiveJobsIds():  # the micro-batch's job, its tasks sleeping
+    time.sleep(0.2)
+time.sleep(2)
+print("cancelled", result.cancel(), flush=True)
+"""
+
+
+def test_a_streaming_pipeline_cancelled_while_a_micro_batch_runs_stops_quietly(tmp_path):
+    """Spark reads the error of a stop that interrupts the micro-batch's callback with a
+    regular expression that overflows the JVM's stack on a long error: the callback's error
+    is kept short, and the stop is a stop."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "lines.txt").write_text("a\nb\n")
+    (tmp_path / "driver.py").write_text(CANCELLING_DRIVER)
+    done = subprocess.run(
+        [sys.executable, "driver.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "cancelled CANCELLED" in done.stdout
+    for noise in ("Exception in thread", "StackOverflowError", "Traceback", "\tat "):
+        assert noise not in done.stderr, done.stderr[-3000:]
+
+
+INTERRUPTED_DRIVER = """
+import panes as beam
+
+p = beam.Pipeline(
+    runner="spark",
+    options={"streaming": True, "spark_partitions": 2, "checkpoint_location": "checkpoint"},
+)
+p | beam.io.ReadFromText("in/*.txt") | beam.Map(str.upper) | beam.io.WriteToText("out/lines")
+result = p.run()
+print("started", flush=True)
+try:
+    result.wait_until_finish()
+except KeyboardInterrupt:
+    print("interrupted", result.state, flush=True)
+"""
+
+
+def test_ctrl_c_while_waiting_for_a_streaming_pipeline_cancels_it_quietly(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "lines.txt").write_text("a\nb\n")
+    (tmp_path / "driver.py").write_text(INTERRUPTED_DRIVER)
+    driver = subprocess.Popen(
+        [sys.executable, "driver.py"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert driver.stdout.readline() == "started\n"
+    time.sleep(5)
+    driver.send_signal(signal.SIGINT)
+    out, err = driver.communicate(timeout=300)
+    assert driver.returncode == 0, err[-3000:]
+    assert out == "interrupted CANCELLED\n"
+    for noise in ("py4j", "Traceback", "Exception", "\tat "):
+        assert noise not in err, err[-3000:]
