@@ -83,6 +83,7 @@ class ProgressLogger:
     def _log(self, progress) -> None:
         state_rows = sum(operator.numRowsTotal for operator in progress.stateOperators)
         rows = max(progress.numInputRows - self._heartbeat_rows, 0)
+        rate = progress.processedRowsPerSecond * rows / progress.numInputRows if rows else 0.0
         published = self.published(progress.batchId)
         idle = bool(self._heartbeat_rows) and not rows and not published
         log.log(
@@ -92,7 +93,7 @@ class ProgressLogger:
             self.name,
             progress.batchId,
             rows,
-            progress.processedRowsPerSecond,
+            rate,
             progress.eventTime.get("watermark", "-"),
             state_rows,
             published,

@@ -229,6 +229,6 @@ def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_
     assert _published(prefixes[1]) == ["a+a+b"]
     lines = [r for r in caplog.records if r.name == "panes.streaming" and "micro-batch" in r.msg]
     idle = [line for line in lines if line.levelno == logging.DEBUG]
-    assert idle and all(" 0 rows in " in line.getMessage() for line in idle)
+    assert idle and all(" 0 rows in (0.0 rows/s)" in line.getMessage() for line in idle)
     first_idle = lines.index(idle[0]) - 1
     assert lines[first_idle].levelno == logging.INFO and IDLE_NOTE in lines[first_idle].getMessage()
