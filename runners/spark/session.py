@@ -142,7 +142,17 @@ def start_session(master=None, app_name="panes", conf=None, log_level=None):
     session.sparkContext.setLogLevel(log_level or "ERROR")
     if log_level is None:
         _quiet_query_errors()
+        quiet_gateway()
     return session
+
+
+def quiet_gateway() -> None:
+    """PySpark's gateway (py4j) logs at WARNING and above only: at INFO it logs each call of a
+    Python callback (a streaming query's ``foreachBatch``) and its connection's close at exit,
+    which a pipeline's own INFO logging would show."""
+    import logging
+
+    logging.getLogger("py4j").setLevel(logging.WARNING)
 
 
 def _quiet_query_errors() -> None:

@@ -21,7 +21,7 @@ from panes.ir.windowing import GlobalWindows
 from panes.runners.keyed import GROUPINGS, is_keyed, waits_on_processing_time
 from panes.runners.spark.errors import ReportedByTheQuery
 from panes.runners.spark.hadoop import HadoopFileSystems
-from panes.runners.spark.session import checked_workers, get_session
+from panes.runners.spark.session import checked_workers, get_session, quiet_gateway
 from panes.runners.spark.streaming.checkpoint import CheckpointStore
 from panes.runners.spark.streaming.clocks import BatchClocks, BatchTimeline, StaticTimeline
 from panes.runners.spark.streaming.event_log import (
@@ -299,9 +299,9 @@ def _trigger(options, bounded: bool, heartbeat: bool) -> dict:
 
 def _configure(options) -> None:
     if options.spark_log_level is None:
-        # PySpark's gateway logs each call of foreachBatch at INFO, which a pipeline that
-        # logs its own progress at INFO would show, and a failed call's trace at ERROR.
-        logging.getLogger("py4j").setLevel(logging.WARNING)
+        # Also for a session panes did not start; a failed callback's trace is reported in a
+        # line of panes' (``ReportedByTheQuery``).
+        quiet_gateway()
         callbacks = logging.getLogger("py4j.clientserver")
         if not any(isinstance(f, ReportedByTheQuery) for f in callbacks.filters):
             callbacks.addFilter(ReportedByTheQuery())

@@ -314,3 +314,24 @@ def test_ctrl_c_while_waiting_for_a_streaming_pipeline_cancels_it_quietly(tmp_pa
     assert out == "interrupted CANCELLED\n"
     for noise in ("py4j", "Traceback", "Exception", "\tat "):
         assert noise not in err, err[-3000:]
+
+
+def test_a_batch_run_with_logging_at_info_shows_nothing_of_pysparks_gateway(tmp_path):
+    """Beam's examples log at INFO: py4j's line about closing its connection at exit is not
+    among what they print."""
+    script = tmp_path / "driver.py"
+    script.write_text(
+        "import logging\n"
+        "import panes as beam\n"
+        "logging.basicConfig(level=logging.INFO)\n"
+        "p = beam.Pipeline(runner='spark')\n"
+        "doubled = beam.testing.materialize(p | beam.Create([1, 2]) | beam.Map(lambda x: 2 * x))\n"
+        "p.run()\n"
+        "print(*sorted(doubled.values))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["2", "4"]
+    assert "py4j" not in done.stderr, done.stderr
