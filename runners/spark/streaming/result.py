@@ -11,8 +11,8 @@ from panes.runners.runner import PipelineResult, PipelineState
 from panes.runners.spark.errors import surfaced_errors
 
 RUNNING, DONE = PipelineState.RUNNING, PipelineState.DONE
-WAIT_SECONDS = 0.2
 CANCELLED, FAILED = PipelineState.CANCELLED, PipelineState.FAILED
+WAIT_SECONDS = 0.2  # between a waiting driver's looks at the query
 
 
 class StreamingPipelineResult(PipelineResult):
