@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import tempfile
@@ -51,6 +52,7 @@ SYSTEMS = [
 ]
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 WARM_UP_SIZE = 20_000
+LIVE_FILE_EVENTS, LIVE_MEASURED_FILES, LIVE_MEASURED_EVENTS = 100_000, 5, 20_000
 
 
 def input_directory(size: int, files: int, keys: int = KEYS) -> Path:
@@ -64,6 +66,33 @@ def input_directory(size: int, files: int, keys: int = KEYS) -> Path:
         for index in range(files):
             path = temporary / f"events-{index:04d}.csv"
             path.write_text("".join(lines[index * per_file : (index + 1) * per_file]))
+            os.utime(path, (1_000_000 + index, 1_000_000 + index))
+        temporary.rename(directory)
+    return directory
+
+
+def live_keys_directory(keys: int) -> Path:
+    """Files that make ``keys`` keys live, one event each, then ``LIVE_MEASURED_FILES`` files
+    of ``LIVE_MEASURED_EVENTS`` events on keys among them; event times within the first 40 s
+    (one 60 s window, the watermark 20 s behind: nothing closes)."""
+    directory = DATA / f"live-{keys}keys"
+    if not directory.exists():
+        rng = random.Random(keys)
+        files = [
+            [
+                f"k{key},1,{rng.randrange(40)}\n"
+                for key in range(start, min(keys, start + LIVE_FILE_EVENTS))
+            ]
+            for start in range(0, keys, LIVE_FILE_EVENTS)
+        ]
+        files += [
+            [f"k{rng.randrange(keys)},1,{rng.randrange(40)}\n" for _ in range(LIVE_MEASURED_EVENTS)]
+            for _ in range(LIVE_MEASURED_FILES)
+        ]
+        temporary = Path(tempfile.mkdtemp(dir=DATA))
+        for index, lines in enumerate(files):
+            path = temporary / f"events-{index:04d}.csv"
+            path.write_text("".join(lines))
             os.utime(path, (1_000_000 + index, 1_000_000 + index))
         temporary.rename(directory)
     return directory
@@ -302,6 +331,23 @@ def latency(system: str) -> dict:
     return {"seconds": statistics.median(durations) / 1000, "batches": len(durations)}
 
 
+def live(system: str, keys: int) -> dict:
+    """The median duration and RocksDB bytes written of the measured micro-batches of
+    ``live_keys_directory(keys)``, and the state rows after them."""
+    from benchmarks.one import session
+
+    spark = session()
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+    out = Path(tempfile.mkdtemp(prefix="panes-live-"))
+    try:
+        query = JOBS[system](spark, live_keys_directory(keys), out, 1)
+        query.awaitTermination()
+        progress = [p for p in query.recentProgress if p["numInputRows"]]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return micro_batches(progress[-LIVE_MEASURED_FILES:])
+
+
 def _bytes(count) -> str:
     return "–" if count is None else f"{count / 1e6:.2f} MB"
 
@@ -315,14 +361,23 @@ def main():
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--latency", action="store_true")
+    parser.add_argument("--live-keys")
     parser.add_argument("--one", nargs="+")
     args = parser.parse_args()
     if args.one:
         system, *rest = args.one
-        result = latency(system) if rest == ["latency"] else one(system, *map(int, rest))
+        if rest == ["latency"]:
+            result = latency(system)
+        elif rest[0] == "live":
+            result = live(system, int(rest[1]))
+        else:
+            result = one(system, *map(int, rest))
         print(json.dumps(result))
         return
     systems = args.systems.split(",")
+    if args.live_keys:
+        live_table(systems, [int(count) for count in args.live_keys.split(",")])
+        return
     rows = {}
     for system in systems:
         runs = [
@@ -354,6 +409,21 @@ def main():
             f"{run['outputs']:,} | {ratio} | {run['batch_seconds']:.2f} | "
             f"{_bytes(run['state_bytes_written'])} | {run['state_rows']:,} |"
         )
+
+
+def live_table(systems: list, counts: list) -> None:
+    print(
+        "| system | live keys | median micro-batch (s) | RocksDB bytes written per micro-batch "
+        "| state rows |\n| --- | ---: | ---: | ---: | ---: |"
+    )
+    for system in systems:
+        for keys in counts:
+            run = fresh("streaming", system, "live", str(keys))
+            print(
+                f"| {system} | {keys:,} | {run['batch_seconds']:.2f} | "
+                f"{_bytes(run['state_bytes_written'])} | {run['state_rows']:,} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
