@@ -122,10 +122,11 @@ class StoppedMidBatch(Exception):
 
 
 def stopped_mid_batch(error) -> StoppedMidBatch | None:
-    """The short error a ``foreachBatch`` callback fails with when ``error`` is a stop's
-    interruption, or None. Spark tells a stop from a failure by reading the callback's error
-    with a regular expression that recurses once per character: a whole JVM trace overflows
-    the JVM's stack, and the stream's thread dies printing a thousand lines."""
+    """The short error a ``foreachBatch`` callback fails with when ``error``, met while the
+    query is being stopped, is the stop's interruption; or None. Spark tells a stop from a
+    failure by reading the callback's error with a regular expression that recurses once per
+    character: a whole JVM trace overflows the JVM's stack, and the stream's thread dies
+    printing a thousand lines."""
     text = str(error)
     name = next((name for name in _INTERRUPTIONS if name in text), None)
     if name is None:
@@ -136,15 +137,26 @@ def stopped_mid_batch(error) -> StoppedMidBatch | None:
     )
 
 
+def reported_by_the_query(error):
+    """Marks ``error``, raised by panes' ``foreachBatch`` callback, as one the query's failure
+    reports in a line of panes' (``failure_summary``): py4j's record of it with its trace is
+    for DEBUG (``ReportedByTheQuery``)."""
+    error.panes_reported = True
+    return error
+
+
 class ReportedByTheQuery(logging.Filter):
-    """Drops py4j's record of an exception that a Python callback of Spark raised when it is
-    a failure of Spark's (a JVM error, or a worker's, the user's error inside) or a stop: a
-    streaming query's ``foreachBatch`` fails with it, and panes reports a failure in one line
-    (``failure_summary``). Other exceptions, from panes' own code, keep their trace."""
+    """Moves to DEBUG py4j's record of an exception that panes' ``foreachBatch`` callback
+    raised, when it is a failure of Spark's (a JVM error, or a worker's, the user's error
+    inside) or a stop: panes reports it in one line. A callback of the user's, and panes' own
+    bugs (a Python error), keep their trace at ERROR."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        return not isinstance(error, _spark_failures())
+        if getattr(error, "panes_reported", False) and isinstance(error, _spark_failures()):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
 
 
 def _spark_failures() -> tuple:

@@ -78,14 +78,23 @@ def checked_workers(session):
     python = context.pythonExec
     if python == sys.executable or python in _WORKERS_CHECKED:
         return session
-    if not context.master.startswith("local"):
-        return session  # the cluster's workers run their own Python, not this machine's
+    conf = context.getConf()
+    if not context.master.startswith("local") or conf.get("spark.submit.pyFiles"):
+        # A cluster's workers run their own Python; shipped files are not on this one's path.
+        return session
+    env = dict(os.environ)
+    shipped = conf.get("spark.executorEnv.PYTHONPATH")
+    if shipped:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [shipped, env.get("PYTHONPATH")]))
     try:
-        imports = subprocess.run([python, "-c", "import panes"], capture_output=True, timeout=120)
-        failed = imports.returncode != 0
-    except (OSError, subprocess.SubprocessError):
-        failed = True
-    if failed:
+        imports = subprocess.run(
+            [python, "-c", "import panes"], capture_output=True, env=env, timeout=120
+        )
+    except subprocess.TimeoutExpired:
+        return session  # a slow start says nothing
+    except OSError:
+        imports = None
+    if imports is None or imports.returncode != 0:
         raise RunnerError(
             f"the Spark session's workers run {python!r}, which cannot import panes (the "
             f"session was made before PYSPARK_PYTHON named this Python). Make the session "

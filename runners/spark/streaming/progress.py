@@ -16,6 +16,7 @@ import logging
 import threading
 
 from panes.runners.spark.errors import failure_summary
+from panes.runners.spark.streaming.sources import HEARTBEAT_SOURCE
 
 log = logging.getLogger("panes.streaming")
 POLL_SECONDS = 0.5
@@ -29,7 +30,7 @@ class ProgressLogger:
 
     def __init__(self, query, name: str, published, heartbeat: bool = False):
         self.query, self.name, self.published = query, name, published
-        self._heartbeat_rows = 1 if heartbeat else 0
+        self._heartbeat = heartbeat
         self._logged = -1  # the last micro-batch logged
         self._idle = False  # whether the last micro-batch logged was idle
         self._failure_logged = False
@@ -80,12 +81,21 @@ class ProgressLogger:
                 self._logged = progress.batchId
                 self._log(progress)
 
+    def _heartbeat_rows(self, progress) -> int:
+        if not self._heartbeat:
+            return 0
+        return sum(
+            source.numInputRows
+            for source in progress.sources
+            if source.description.startswith(HEARTBEAT_SOURCE)
+        )
+
     def _log(self, progress) -> None:
         state_rows = sum(operator.numRowsTotal for operator in progress.stateOperators)
-        rows = max(progress.numInputRows - self._heartbeat_rows, 0)
+        rows = progress.numInputRows - self._heartbeat_rows(progress)
         rate = progress.processedRowsPerSecond * rows / progress.numInputRows if rows else 0.0
         published = self.published(progress.batchId)
-        idle = bool(self._heartbeat_rows) and not rows and not published
+        idle = self._heartbeat and not rows and not published
         log.log(
             logging.DEBUG if idle and self._idle else logging.INFO,
             "panes: '%s' micro-batch %d: %d rows in (%.1f rows/s), watermark %s, %d state "

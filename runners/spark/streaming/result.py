@@ -4,6 +4,8 @@ while it runs and after."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 
 from panes.metrics import MetricResults
@@ -34,10 +36,10 @@ class StreamingPipelineResult(PipelineResult):
         Beam); a failure surfaces as the error a batch run raises (``UserCodeError`` for user
         code). Ctrl-C cancels the query, then goes on as a KeyboardInterrupt. Returns the
         state."""
-        deadline = None if duration is None else time.monotonic() + duration / 1000
+        waits = None if duration is None else math.ceil(duration / 1000 / WAIT_SECONDS)
         with surfaced_errors(self.label):
             try:
-                ended = self._await(deadline)
+                ended = self._await(waits)
             except KeyboardInterrupt:
                 self.cancel()
                 raise
@@ -48,17 +50,15 @@ class StreamingPipelineResult(PipelineResult):
             self._finished()
         return self._state
 
-    def _await(self, deadline) -> bool:
-        """Whether the query ended by ``deadline`` (None: it waits for the end). It waits
-        between short calls to the JVM, so that Ctrl-C interrupts a sleep of Python's, not a
-        call that py4j would then log with its traces."""
-        while True:
+    def _await(self, waits) -> bool:
+        """Whether the query ended within ``waits`` waits of ``WAIT_SECONDS`` (None: it waits
+        for the end). It waits between short calls to the JVM, so that Ctrl-C interrupts a
+        sleep of Python's, not a call that py4j would then log with its traces."""
+        for _ in itertools.count() if waits is None else range(waits):
             if self.query.awaitTermination(0.001):  # raises the query's failure
                 return True
-            remaining = WAIT_SECONDS if deadline is None else deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            time.sleep(min(WAIT_SECONDS, remaining))
+            time.sleep(WAIT_SECONDS)
+        return bool(self.query.awaitTermination(0.001))
 
     def metrics(self) -> MetricResults:
         """The metrics of the micro-batches committed so far (all of them once it ended)."""
@@ -66,6 +66,7 @@ class StreamingPipelineResult(PipelineResult):
 
     def cancel(self) -> str:
         """Stops the query; outputs of committed micro-batches stay, the checkpoint is intact."""
+        self.committer.stopping = True
         self.query.stop()
         self._end(CANCELLED)
         return self._state

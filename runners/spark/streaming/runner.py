@@ -17,7 +17,7 @@ import tempfile
 
 from panes.errors import PipelineConstructionError
 from panes.ir import to_json, triggers
-from panes.ir.windowing import GlobalWindows
+from panes.ir.windowing import CountWindows, GlobalWindows
 from panes.runners.keyed import GROUPINGS, is_keyed, waits_on_processing_time
 from panes.runners.spark.errors import ReportedByTheQuery
 from panes.runners.spark.hadoop import HadoopFileSystems
@@ -51,6 +51,7 @@ from panes.runners.spark.streaming.static_sources import STATIC_KINDS, StaticInp
 from panes.runners.spark.streaming.tail import layers
 from panes.runners.spark.worker_logs import ship_levels, worker_log_levels
 
+log = logging.getLogger("panes.streaming")
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 # The session settings a streaming query of panes runs with (its own copy of the session's).
 QUERY_CONF = {
@@ -82,7 +83,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     static, unbounded = _sources(ir)
     check_side_inputs(ir, bool(unbounded))
     if unbounded:
-        check_groupings(ir)
+        check_groupings(ir, allow_unsafe_triggers=bool(options.allow_unsafe_triggers))
     first, tail, downstream = layers(ir)
     location = _checkpoint_location(options, sinks)
     levels = worker_log_levels(options)
@@ -193,8 +194,9 @@ def check_side_inputs(ir, unbounded: bool) -> None:
 
 
 def _check_side_windows(ir, node) -> None:
-    def is_global(pcollection_id: str) -> bool:
-        return isinstance(ir.pcollections[pcollection_id].windowing.window_fn, GlobalWindows)
+    def is_global(pcollection_id: str) -> bool:  # count windows are global in event time
+        window_fn = ir.pcollections[pcollection_id].windowing.window_fn
+        return isinstance(window_fn, (GlobalWindows, CountWindows))
 
     if is_global(node.inputs[0]):
         reason = f"its main input, from '{ir.pcollections[node.inputs[0]].producer}',"
@@ -212,26 +214,34 @@ def _check_side_windows(ir, node) -> None:
     )
 
 
-def check_groupings(ir) -> None:
+def check_groupings(ir, allow_unsafe_triggers: bool = False) -> None:
     """Refuses, as Beam does, a grouping of unbounded input in the global window with the
-    default trigger: it fires when its input ends, so on unbounded input never."""
+    default trigger: it fires when its input ends, so on unbounded input never. Under
+    ``--allow_unsafe_triggers`` it warns instead, as Beam does."""
     for node in ir.nodes.values():
         if node.kind not in GROUPINGS:
             continue
         windowing = ir.pcollections[node.inputs[0]].windowing
-        if isinstance(windowing.window_fn, GlobalWindows) and isinstance(
+        if not isinstance(windowing.window_fn, GlobalWindows) or not isinstance(
             windowing.trigger, triggers.Default
         ):
-            raise PipelineConstructionError(
-                f"'{node.id}' groups unbounded input in the global window with the default "
-                f"trigger, which fires when the input ends: here never (under --streaming a "
-                f"file read watches its directory and a streaming DataFrame runs until "
-                f"stopped). Window the input (e.g. WindowInto(FixedWindows(60)), with a "
-                f"watermark strategy on the source), give it a trigger (e.g. "
-                f"WindowInto(GlobalWindows(), trigger=Repeatedly(AfterProcessingTime(10)), "
-                f"accumulation_mode=AccumulationMode.DISCARDING)), or run in batch, without "
-                f"--streaming. Beam refuses such a GroupByKey too"
-            )
+            continue
+        problem = (
+            f"'{node.id}' groups unbounded input in the global window with the default "
+            f"trigger, which fires when the input ends: here never (under --streaming a file "
+            f"read watches its directory and a streaming DataFrame runs until stopped)"
+        )
+        if allow_unsafe_triggers:
+            log.warning("panes: %s; allowed by --allow_unsafe_triggers", problem)
+            continue
+        raise PipelineConstructionError(
+            f"{problem}. Window the input (e.g. WindowInto(FixedWindows(60)), with a "
+            f"watermark strategy on the source), give it a trigger (e.g. "
+            f"WindowInto(GlobalWindows(), trigger=Repeatedly(AfterProcessingTime(10)), "
+            f"accumulation_mode=AccumulationMode.DISCARDING)), or run in batch, without "
+            f"--streaming. Beam refuses such a GroupByKey too (--allow_unsafe_triggers: a "
+            f"warning instead)"
+        )
 
 
 def _sources(ir) -> tuple:

@@ -24,9 +24,7 @@ import logging
 import posixpath
 import re
 
-from py4j.protocol import Py4JJavaError
 from pyspark import TaskContext
-from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import functions as F
 
 from panes.compiler.lift import lift
@@ -40,7 +38,7 @@ from panes.runners.fusion import CHUNK
 from panes.runners.runner import Captured
 from panes.runners.spark import worker_logs
 from panes.runners.spark.collection import positioned
-from panes.runners.spark.errors import stopped_mid_batch, worker_generator
+from panes.runners.spark.errors import reported_by_the_query, stopped_mid_batch, worker_generator
 from panes.runners.spark.file_writes import form_for, part_files
 from panes.runners.spark.metrics import PerPartition
 from panes.runners.spark.streaming.rows import METRICS, load
@@ -121,6 +119,8 @@ class BatchCommitter:
         # Sink -> the last micro-batch that may find files of an earlier attempt.
         self._attempted = {label: output.last_batch(fs) for label, output in files.items()}
         self._published: dict = {}  # batch id -> outputs published (for progress)
+        # Set as the query is cancelled: a micro-batch interrupted then was stopped, not failed.
+        self.stopping = False
 
     def published(self, batch_id: int) -> int:
         return self._published.pop(batch_id, 0)
@@ -128,11 +128,12 @@ class BatchCommitter:
     def __call__(self, frame, batch_id: int) -> None:
         try:
             self._commit(frame, batch_id)
-        except (Py4JJavaError, CapturedException) as error:
-            stopped = stopped_mid_batch(error)
-            if stopped is None:
-                raise
-            raise stopped from None
+        except Exception as error:
+            stopped = stopped_mid_batch(error) if self.stopping else None
+            if stopped is not None:
+                raise reported_by_the_query(stopped) from None
+            reported_by_the_query(error)
+            raise
 
     def _commit(self, frame, batch_id: int) -> None:
         if self.store.is_committed(batch_id):

@@ -112,6 +112,10 @@ def _file_stream(spark, label, source, options):
     return frame.select(*source.columns) if source.columns else frame
 
 
+# How Spark describes the heartbeat's source in a micro-batch's progress.
+HEARTBEAT_SOURCE = "RatePerMicroBatchStream[rowsPerBatch=1, numPartitions=1,"
+
+
 def heartbeat_frame(spark, targets: list):
     """A row for each ``(route, key)`` of ``targets`` every micro-batch, in the ingest stage's
     schema (``ingest.INGEST_DDL``), with no records and no watermark."""

@@ -37,6 +37,11 @@ def _published(prefix: Path) -> list:
     return [line for path in glob.glob(f"{prefix}-*") for line in Path(path).read_text().split()]
 
 
+def _progress(caplog) -> list:
+    """The progress lines logged so far, a record per micro-batch."""
+    return [r for r in caplog.records if r.name == "panes.streaming" and "micro-batch" in r.msg]
+
+
 def _unbounded_pipeline(tmp_path: Path, **options):
     return beam.Pipeline(
         runner="spark",
@@ -223,11 +228,13 @@ def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_
     deadline = time.time() + 180
     while not all(map(_published, prefixes)) and time.time() < deadline:
         time.sleep(2)
-    time.sleep(4)  # idle micro-batches
+    deadline = time.time() + 120  # for idle micro-batches
+    while not any(r.levelno == logging.DEBUG for r in _progress(caplog)) and time.time() < deadline:
+        time.sleep(1)
     assert result.cancel() == "CANCELLED"
     assert sorted(_published(prefixes[0])) == ["a=2", "b=1"]
     assert _published(prefixes[1]) == ["a+a+b"]
-    lines = [r for r in caplog.records if r.name == "panes.streaming" and "micro-batch" in r.msg]
+    lines = _progress(caplog)
     idle = [line for line in lines if line.levelno == logging.DEBUG]
     assert idle and all(" 0 rows in (0.0 rows/s)" in line.getMessage() for line in idle)
     first_idle = lines.index(idle[0]) - 1

@@ -86,3 +86,16 @@ def test_a_grouping_in_the_global_window_with_a_trigger_is_not_refused(tmp_path)
         | "Count" >> beam.CombinePerKey(sum)
     )
     check_groupings(p.to_ir())
+
+
+def test_allow_unsafe_triggers_lets_such_a_grouping_run_with_a_warning(tmp_path, caplog):
+    p = beam.Pipeline(runner="spark", options={"streaming": True, "allow_unsafe_triggers": True})
+    (
+        p
+        | ReadFromText(str(tmp_path / "*.txt"))
+        | beam.Map(lambda w: (w, 1))
+        | "Count" >> (beam.CombinePerKey(sum))
+    )
+    check_groupings(p.to_ir(), allow_unsafe_triggers=True)
+    assert "'Count' groups unbounded input in the global window" in caplog.text
+    assert "allowed by --allow_unsafe_triggers" in caplog.text

@@ -15,7 +15,7 @@ from panes.testing import TestStream, materialize
 from panes.transforms.userstate import SetStateSpec
 from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
 from panes.watermark import WatermarkStrategy
-from panes.window import FixedWindows, GlobalWindows, TimestampedValue
+from panes.window import CountWindows, FixedWindows, GlobalWindows, TimestampedValue
 
 
 def _events():
@@ -109,6 +109,7 @@ def _side_input_pipeline(tmp_path, main_windows, side_windows):
     [
         (FixedWindows(60), GlobalWindows(), "its side input, from 'SideWindows',"),
         (GlobalWindows(), FixedWindows(60), "its main input, from 'MainWindows',"),
+        (FixedWindows(60), CountWindows(3), "its side input, from 'SideWindows',"),
     ],
 )
 def test_a_side_input_that_would_wait_for_good_on_unbounded_input_is_refused(
