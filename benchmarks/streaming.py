@@ -61,14 +61,22 @@ def input_directory(size: int, files: int, keys: int = KEYS) -> Path:
     directory = DATA / f"streaming-{size}-{files}-{keys}keys"
     if not directory.exists():
         lines = events_csv(size, keys).read_text().splitlines(keepends=True)
-        temporary = Path(tempfile.mkdtemp(dir=DATA))
         per_file = -(-len(lines) // files)
-        for index in range(files):
-            path = temporary / f"events-{index:04d}.csv"
-            path.write_text("".join(lines[index * per_file : (index + 1) * per_file]))
-            os.utime(path, (1_000_000 + index, 1_000_000 + index))
-        temporary.rename(directory)
+        _arriving(
+            directory, [lines[index * per_file : (index + 1) * per_file] for index in range(files)]
+        )
     return directory
+
+
+def _arriving(directory: Path, files: list) -> None:
+    """Writes each list of lines of ``files`` as a file of ``directory``, in order, with
+    rising mtimes (the order Spark's file source reads them in)."""
+    temporary = Path(tempfile.mkdtemp(dir=DATA))
+    for index, lines in enumerate(files):
+        path = temporary / f"events-{index:04d}.csv"
+        path.write_text("".join(lines))
+        os.utime(path, (1_000_000 + index, 1_000_000 + index))
+    temporary.rename(directory)
 
 
 def live_keys_directory(keys: int) -> Path:
@@ -89,12 +97,7 @@ def live_keys_directory(keys: int) -> Path:
             [f"k{rng.randrange(keys)},1,{rng.randrange(40)}\n" for _ in range(LIVE_MEASURED_EVENTS)]
             for _ in range(LIVE_MEASURED_FILES)
         ]
-        temporary = Path(tempfile.mkdtemp(dir=DATA))
-        for index, lines in enumerate(files):
-            path = temporary / f"events-{index:04d}.csv"
-            path.write_text("".join(lines))
-            os.utime(path, (1_000_000 + index, 1_000_000 + index))
-        temporary.rename(directory)
+        _arriving(directory, files)
     return directory
 
 
