@@ -90,11 +90,12 @@ def checked_workers(session):
         imports = subprocess.run(
             [python, "-c", "import panes"], capture_output=True, env=env, timeout=120
         )
+        failed = imports.returncode != 0
     except subprocess.TimeoutExpired:
         return session  # a slow start says nothing
     except OSError:
-        imports = None
-    if imports is None or imports.returncode != 0:
+        failed = True
+    if failed:
         raise RunnerError(
             f"the Spark session's workers run {python!r}, which cannot import panes (the "
             f"session was made before PYSPARK_PYTHON named this Python). Make the session "
