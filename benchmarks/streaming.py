@@ -20,7 +20,10 @@ costs on these micro-batches: the lines packed into a row per key bucket, as pan
 (16 buckets per state partition), and a ``transformWithState`` on RocksDB that reads and
 writes one count per bucket and does nothing else; ``panes-streaming`` is the panes pipeline
 under ``--streaming`` (60 s windows per key, early panes every 1000 elements, late panes,
-accumulating, lateness 60 s, watermark 20 s behind).
+accumulating, lateness 60 s, watermark 20 s behind); ``panes-streaming-sql`` is a panes pipeline
+of the native aggregation's windowing (the default trigger, no lateness) over the same parsed
+columns (``ReadFromSpark``, event time from a field, ``GroupBy(...).aggregate_field``), which
+panes runs as Spark's streaming aggregation.
 
 ``--latency`` instead measures the micro-batch latency floor: six one-line files, one per
 micro-batch; the median time of the last five micro-batches.
@@ -49,6 +52,7 @@ SYSTEMS = [
     "native-aggregation",
     "stateful-floor",
     "panes-streaming",
+    "panes-streaming-sql",
 ]
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 WARM_UP_SIZE = 20_000
@@ -137,16 +141,23 @@ def stateless_python(spark, directory, out, files_per_trigger):
     return _file_query(lines.mapInArrow(parse_and_format, "value string"), out)
 
 
-def native_aggregation(spark, directory, out, files_per_trigger):
+def _events(spark, directory, files_per_trigger):
+    """The lines as columns: key, value, and event time (a timestamp)."""
     from pyspark.sql import functions as F
 
     lines = spark.readStream.option("maxFilesPerTrigger", files_per_trigger).text(str(directory))
     parts = F.split("value", ",")
-    events = lines.select(
+    return lines.select(
         parts[0].alias("key"),
         parts[1].cast("long").alias("value"),
         F.timestamp_seconds(parts[2].cast("long")).alias("time"),
     )
+
+
+def native_aggregation(spark, directory, out, files_per_trigger):
+    from pyspark.sql import functions as F
+
+    events = _events(spark, directory, files_per_trigger)
     sums = (
         events.withWatermark("time", f"{DELAY} seconds")
         .groupBy(F.window("time", f"{FIXED} seconds"), "key")
@@ -250,12 +261,44 @@ def panes_streaming(spark, directory, out, files_per_trigger):
     return p.run().query
 
 
+def panes_streaming_sql(spark, directory, out, files_per_trigger):
+    import operator
+
+    import panes as beam
+    from panes.io.text import WriteToText
+    from panes.runners.spark.streaming.sources import ReadFromSpark
+    from panes.watermark import WatermarkStrategy
+    from panes.window import FixedWindows
+
+    p = beam.Pipeline(
+        runner="spark",
+        options={
+            "streaming": True,
+            "checkpoint_location": str(out / "checkpoint"),
+            "trigger_interval": "available_now",
+        },
+    )
+    (
+        p
+        | ReadFromSpark(_events(spark, directory, files_per_trigger)).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(DELAY),
+            timestamp_fn=operator.itemgetter("time"),
+        )
+        | beam.WindowInto(FixedWindows(FIXED))
+        | beam.GroupBy("key").aggregate_field("value", sum, "s")
+        | "Format" >> beam.Map(lambda row: f"{row['key']} {row['s']}")
+        | WriteToText(str(out / "data" / "panes"))
+    )
+    return p.run().query
+
+
 JOBS = {
     "stateless-native": stateless_native,
     "stateless-python": stateless_python,
     "native-aggregation": native_aggregation,
     "stateful-floor": stateful_floor,
     "panes-streaming": panes_streaming,
+    "panes-streaming-sql": panes_streaming_sql,
 }
 
 

@@ -11,10 +11,14 @@ the engine path by a property test (``tests/runners/test_shortcuts.py``):
   node only: a Parquet or DataFrame source read in place as Beam batch → ``WithTimestampField``
   → ``WindowInto`` (fixed, sliding or session windows, batch windowing, end-of-window
   timestamps) → ``GroupBy(...).aggregate_field(...)`` of built-in combiners: one query.
+  Under ``--streaming`` the chain reads a streaming DataFrame whose watermark strategy and event
+  time come from one field (``timestamp_fn=operator.itemgetter(field)``), in fixed windows
+  with no allowed lateness: one streaming aggregation, whose watermark is the engine's.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from panes.compiler.lift import lift
@@ -75,10 +79,10 @@ class SqlAggregation:
     replaced: tuple  # the chain's node ids, read to to_rows
 
 
-def sql_aggregation(pipeline, combine) -> SqlAggregation | None:
+def sql_aggregation(pipeline, combine, streaming: bool = False) -> SqlAggregation | None:
     """The lowerable chain around ``combine``, a ``combine_per_key`` node, read off node kinds
     and IR payloads only (the lowering then checks the input's schema); None when it is not
-    one."""
+    one. ``streaming``: the chain of an unbounded source (see the module's docstring)."""
     if combine.kind != "combine_per_key":
         return None
     consumers = pipeline.consumers(combine.outputs["main"])
@@ -87,12 +91,12 @@ def sql_aggregation(pipeline, combine) -> SqlAggregation | None:
         return None
     keying = _sole_producer(pipeline, combine, "par_do")
     windowing = keying and _sole_producer(pipeline, keying, "assign_windows")
-    timestamping = windowing and _sole_producer(pipeline, windowing, "par_do")
-    read = timestamping and _sole_producer(pipeline, timestamping, "read")
-    if read is None or not (
-        _runs(keying, rows.KeyByFields) and _runs(timestamping, rows.TimestampFromField)
-    ):
+    if windowing is None or not _runs(keying, rows.KeyByFields):
         return None
+    head = (_streaming_head if streaming else _batch_head)(pipeline, windowing)
+    if head is None:
+        return None
+    read, timestamp_field, timestamping = head
     combine_fn = combine.payload["combine_fn"]
     if not isinstance(combine_fn, rows.AggregateFields) or combine.payload.get("late_output"):
         return None
@@ -100,6 +104,29 @@ def sql_aggregation(pipeline, combine) -> SqlAggregation | None:
     if keying.payload["fn"] != rows.KeyByFields(
         keys, tuple(a.field for a in aggregations)
     ) or to_rows.payload["fn"].output_names != tuple(a.output_name for a in aggregations):
+        return None
+    strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
+    if not (_streaming_windowing if streaming else _lowerable_windowing)(strategy):
+        return None
+    return SqlAggregation(
+        read.payload["source"],
+        timestamp_field,
+        strategy,
+        keys,
+        aggregations,
+        timestamping.id,
+        combine.id,
+        tuple(dict.fromkeys((read.id, timestamping.id, windowing.id, keying.id, combine.id)))
+        + (to_rows.id,),
+    )
+
+
+def _batch_head(pipeline, windowing):
+    """``(read, timestamp field, timestamping node)`` of a Beam-batch chain: a Parquet or
+    DataFrame source without a watermark, then ``WithTimestampField``."""
+    timestamping = _sole_producer(pipeline, windowing, "par_do")
+    read = timestamping and _sole_producer(pipeline, timestamping, "read")
+    if read is None or not _runs(timestamping, rows.TimestampFromField):
         return None
     payload = read.payload
     if (
@@ -109,19 +136,39 @@ def sql_aggregation(pipeline, combine) -> SqlAggregation | None:
         or payload["timestamp_fn"] is not None
     ):
         return None
-    strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
-    if not _lowerable_windowing(strategy):
+    return read, timestamping.payload["fn"].field, timestamping
+
+
+def _streaming_head(pipeline, windowing):
+    """``(read, timestamp field, read)`` of a streaming chain: a DataFrame source whose event
+    time is one field (``operator.itemgetter``), under a watermark strategy Spark's
+    ``withWatermark`` reproduces (a delay of whole milliseconds; Spark has no idleness)."""
+    read = _sole_producer(pipeline, windowing, "read")
+    if read is None:
         return None
-    return SqlAggregation(
-        payload["source"],
-        timestamping.payload["fn"].field,
-        strategy,
-        keys,
-        aggregations,
-        timestamping.id,
-        combine.id,
-        (read.id, timestamping.id, windowing.id, keying.id, combine.id, to_rows.id),
-    )
+    payload = read.payload
+    strategy, field = payload["watermark"], _field_of(payload["timestamp_fn"])
+    if (
+        type(payload["source"]) is not io.DataFrameSource
+        or strategy is None
+        or strategy.max_out_of_orderness % 1000
+        or strategy.idle_timeout is not None
+        or payload["arrival_fn"] is not None
+        or field is None
+    ):
+        return None
+    return read, field, read
+
+
+def _field_of(timestamp_fn) -> str | None:
+    """The field ``timestamp_fn`` reads, when it is ``operator.itemgetter(field)``."""
+    if timestamp_fn is None:
+        return None
+    fn = lift(timestamp_fn)
+    if type(fn) is not operator.itemgetter:
+        return None
+    fields = fn.__reduce__()[1]
+    return fields[0] if len(fields) == 1 and isinstance(fields[0], str) else None
 
 
 def _runs(node, row_fn) -> bool:
@@ -146,6 +193,16 @@ def _sole_producer(pipeline, node, kind):
     if [consumer.id for consumer in pipeline.consumers(pcollection)] != [node.id]:
         return None
     return producer
+
+
+def _streaming_windowing(strategy) -> bool:
+    """Fixed windows, one on-time pane each and nothing after: Spark's append mode emits a
+    window once the watermark passes its end, and drops rows of windows that have ended."""
+    return (
+        isinstance(strategy.window_fn, ir.FixedWindows)
+        and strategy.allowed_lateness == 0
+        and _lowerable_windowing(strategy)
+    )
 
 
 def _lowerable_windowing(strategy) -> bool:

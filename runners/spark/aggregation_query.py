@@ -33,6 +33,7 @@ from panes.transforms.timestamps import TimestampFromField
 # monotonically_increasing_id packs a DataFrame's (partition, row): the index in the low bits.
 INDEX_BITS = 33
 POSITION = "__panes_position__"
+EVENT_TIME = "__panes_event_time__"
 
 
 def build_query(aggregation, session, exact: bool = False):
@@ -51,24 +52,8 @@ def build_query(aggregation, session, exact: bool = False):
     frame, types, nullable = read
     if not _types_fit(aggregation, types):
         return None
-    required = functools.partial(_required, nullable)
-    micros = _micros(
-        required(aggregation.timestamp_field, _timestamp_error(aggregation)),
-        types[aggregation.timestamp_field],
-    )
-    time, window_fn = F.timestamp_micros(micros), aggregation.strategy.window_fn
-    keys = [_column(name).alias(f"key{i}") for i, name in enumerate(aggregation.key_fields)]
-    partials = [_partials(aggregation, a, required, types, exact) for a in aggregation.aggregations]
-    names = [[f"partial{i}_{j}" for j in range(len(p))] for i, p in enumerate(partials)]
-    per_row = [
-        aggregate.alias(name)
-        for p, ns in zip(partials, names)
-        for (aggregate, _), name in zip(p, ns)
-    ]
-    results = [
-        _result(a.combine, ns).alias(f"aggregate{i}")
-        for i, (a, ns) in enumerate(zip(aggregation.aggregations, names))
-    ]
+    time, window_fn = _event_time(aggregation, types, nullable), aggregation.strategy.window_fn
+    keys, partials, names, per_row, results = _aggregates(aggregation, types, nullable, exact)
     if _by_slices(window_fn):
         return _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results)
     if isinstance(window_fn, ir.Sessions):
@@ -91,6 +76,64 @@ def build_query(aggregation, session, exact: bool = False):
             "first",
         )
     )
+
+
+def build_streaming_query(aggregation, frame, delay: int):
+    """The lowered aggregation of a streaming DataFrame (``shortcuts``' streaming chain), with
+    columns ``key0..``, ``start``, ``end`` and ``aggregate0..``: each fixed window's row once
+    Spark's watermark — the largest event time less ``delay`` micros, as the source's strategy
+    gives it — passes the window's end; or None as for ``build_query``. Integer sums are
+    exact: a streaming query cannot be run again."""
+    from pyspark.sql import functions as F
+
+    read = _frame_fields(frame, _fields(aggregation))
+    if read is None or not _types_fit(aggregation, read[0]):
+        return None
+    types, nullable = read
+    window_fn = aggregation.strategy.window_fn
+    keys, _, _, per_row, results = _aggregates(aggregation, types, nullable, exact=True)
+    timed = frame.withColumn(EVENT_TIME, _event_time(aggregation, types, nullable))
+    window = _window(F.col(EVENT_TIME), window_fn.size, window_fn.size, window_fn.offset)
+    return (
+        timed.withWatermark(EVENT_TIME, f"{delay // 1000} milliseconds")
+        .groupBy(*keys, window.alias("window"))
+        .agg(*per_row)
+        .select(
+            *_key_names(keys),
+            F.unix_micros("window.start").alias("start"),
+            F.unix_micros("window.end").alias("end"),
+            *results,
+        )
+    )
+
+
+def _event_time(aggregation, types: dict, nullable: dict):
+    """Each row's event time as a timestamp column, as ``WithTimestampField`` reads the field."""
+    from pyspark.sql import functions as F
+
+    field = aggregation.timestamp_field
+    column = _required(nullable, field, _timestamp_error(aggregation))
+    return F.timestamp_micros(_micros(column, types[field]))
+
+
+def _aggregates(aggregation, types: dict, nullable: dict, exact: bool) -> tuple:
+    """``(keys, partials, names, per_row, results)``: the key columns; each aggregation's
+    partial aggregates (``_partials``) and their column names; the partials over rows, named;
+    and each aggregation's result from them, named ``aggregate0..``."""
+    required = functools.partial(_required, nullable)
+    keys = [_column(name).alias(f"key{i}") for i, name in enumerate(aggregation.key_fields)]
+    partials = [_partials(aggregation, a, required, types, exact) for a in aggregation.aggregations]
+    names = [[f"partial{i}_{j}" for j in range(len(p))] for i, p in enumerate(partials)]
+    per_row = [
+        aggregate.alias(name)
+        for p, ns in zip(partials, names)
+        for (aggregate, _), name in zip(p, ns)
+    ]
+    results = [
+        _result(a.combine, ns).alias(f"aggregate{i}")
+        for i, (a, ns) in enumerate(zip(aggregation.aggregations, names))
+    ]
+    return keys, partials, names, per_row, results
 
 
 def _by_slices(window_fn) -> bool:
@@ -175,14 +218,22 @@ def _dataframe_input(source, fields):
         frame = lift(source).dataframe
     except RunnerError:
         return None
-    schema = {field.name: field for field in frame.schema.fields}
-    if not set(fields) <= set(schema) or len(schema) != len(frame.schema.fields):
+    read = _frame_fields(frame, fields)
+    if read is None:
         return None
     positioned = frame.select(
         *map(_column, fields), F.monotonically_increasing_id().alias(POSITION)
     )
+    return positioned, *read
+
+
+def _frame_fields(frame, fields) -> tuple | None:
+    """``(types, nullable)`` of a DataFrame's ``fields``; None when one is missing or a name
+    is taken twice."""
+    schema = {field.name: field for field in frame.schema.fields}
+    if not set(fields) <= set(schema) or len(schema) != len(frame.schema.fields):
+        return None
     return (
-        positioned,
         {name: schema[name].dataType for name in fields},
         {name: schema[name].nullable for name in fields},
     )

@@ -59,8 +59,12 @@ def lower_aggregations(pipeline, session) -> tuple:
         if aggregation is not None and query is not None:
             last = aggregation.replaced[-1]
             lowered[last], queries[last] = aggregation, query
-    if not lowered:
-        return pipeline, queries
+    return (with_sql_nodes(pipeline, lowered) if lowered else pipeline), queries
+
+
+def with_sql_nodes(pipeline, lowered: dict):
+    """``pipeline`` with each chain of ``lowered`` (its last node's id -> ``SqlAggregation``)
+    replaced by one ``sql_aggregation`` node with that id and outputs."""
     replaced = {node_id for aggregation in lowered.values() for node_id in aggregation.replaced}
     nodes = {}
     for node in pipeline.nodes.values():
@@ -70,7 +74,7 @@ def lower_aggregations(pipeline, session) -> tuple:
             )
         elif node.id not in replaced:
             nodes[node.id] = node
-    return dataclasses.replace(pipeline, nodes=nodes), queries
+    return dataclasses.replace(pipeline, nodes=nodes)
 
 
 # -- planning the node -----------------------------------------------------------------------------
@@ -102,24 +106,14 @@ def output_records(aggregation: SqlAggregation, table) -> list:
         + [("end", "ascending"), ("start", "ascending")]
     )
     columns = [column.to_pylist() for column in table.columns]
-    keys = columns[0] if key_count == 1 else list(zip(*columns[:key_count]))
-    starts, ends, firsts = columns[key_count], columns[key_count + 1], columns[-1]
-    outputs = list(
-        zip(
-            *[
-                finished(a.combine, values)
-                for a, values in zip(aggregation.aggregations, columns[key_count + 2 : -1])
-            ]
-        )
-    )
+    keys, starts, ends, outputs = result_columns(aggregation, columns)
+    firsts = columns[-1]
     runs, run = [], 0  # each run of equal keys is one key's windows, in order
     for end_of_run in range(1, len(keys) + 1):
         if end_of_run == len(keys) or keys[end_of_run] != keys[run]:
             runs.append((min(firsts[run:end_of_run]), run, end_of_run))
             run = end_of_run
-    to_row = FieldsToRow(
-        aggregation.key_fields, tuple(a.output_name for a in aggregation.aggregations)
-    ).fn
+    to_row = row_maker(aggregation)
     # Fixed and sliding windows repeat across keys: one windows tuple and pane per window.
     merging = window_fn_kinds.from_ir(aggregation.strategy.window_fn).is_merging()
     shared: dict | None = {} if not merging else None
@@ -145,3 +139,22 @@ def output_records(aggregation: SqlAggregation, table) -> list:
                 )
             )
     return records
+
+
+def result_columns(aggregation: SqlAggregation, columns: list) -> tuple:
+    """``(keys, starts, ends, outputs)`` of a query result's columns (``key0..``, ``start``,
+    ``end``, ``aggregate0..``, then any others): each key as a value (a tuple for several
+    fields), each row's outputs as the built-in combiners return them."""
+    key_count, count = len(aggregation.key_fields), len(aggregation.aggregations)
+    keys = columns[0] if key_count == 1 else list(zip(*columns[:key_count]))
+    aggregates = zip(aggregation.aggregations, columns[key_count + 2 : key_count + 2 + count])
+    finals = [finished(a.combine, values) for a, values in aggregates]
+    return keys, columns[key_count], columns[key_count + 1], list(zip(*finals))
+
+
+def row_maker(aggregation: SqlAggregation):
+    """The function of ``GroupBy(...).aggregate_field(...)``'s last step: ``(key, outputs)``
+    to its row."""
+    return FieldsToRow(
+        aggregation.key_fields, tuple(a.output_name for a in aggregation.aggregations)
+    ).fn

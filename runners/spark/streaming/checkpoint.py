@@ -28,16 +28,24 @@ from panes.transforms.userstate import TimerSpec
 # commit, so older records are never read again (Spark keeps 100 of its own log entries).
 RETAINED_RECORDS = 100
 _RECORD_SUFFIX = ".metrics"
+SPARK_AGGREGATION = "spark-aggregation"
+_PATHS = {
+    None: "on panes' windowing engine",
+    SPARK_AGGREGATION: "as Spark's streaming aggregation (docs/streaming.md)",
+}
 
 
-def structure(ir) -> dict:
+def structure(ir, lowered=frozenset()) -> dict:
     """What must not change across a restart: each node's kind, inputs and outputs, the
-    windowing of each collection a keyed node reads, and a stateful DoFn's state cells (name ->
+    windowing of each collection a keyed node reads, a stateful DoFn's state cells (name ->
     kind) and timers (name -> time domain), which its keys' stored state holds (user code may
-    change: that is a fix)."""
+    change: that is a fix), and which groupings run as Spark's aggregation (``lowered``),
+    whose state is Spark's, not panes'."""
     described = {}
     for node in ir.nodes.values():
         entry = {"kind": node.kind, "inputs": list(node.inputs), "outputs": dict(node.outputs)}
+        if node.id in lowered:
+            entry["path"] = SPARK_AGGREGATION
         if is_keyed(ir, node):
             windowing = ir.pcollections[node.inputs[0]].windowing
             entry["windowing"] = _without_code(encode(windowing, WindowingStrategy))
@@ -84,6 +92,9 @@ def changes(before: dict, after: dict) -> list:
             )
             if differs
         ]
+        if old.get("path") != new.get("path"):
+            ran, would_run = _PATHS[old.get("path")], _PATHS[new.get("path")]
+            found.append(f"'{node}' ran {ran} and would now run {would_run}")
         if old.get("windowing") != new.get("windowing"):
             found.append(
                 f"the windowing of '{node}' changed "
@@ -190,10 +201,10 @@ class CheckpointStore:
         self.root = posixpath.join(location, "panes")
         self.commits = posixpath.join(self.root, "commits")
 
-    def check_structure(self, ir) -> None:
+    def check_structure(self, ir, lowered=frozenset()) -> None:
         """Records the pipeline's structure on the first run; refuses a different one later."""
         path = posixpath.join(self.root, "pipeline.json")
-        current = structure(ir)
+        current = structure(ir, lowered)
         if self.fs.exists(path):
             found = changes(json.loads(self.fs.read(path)), current)
             if found:

@@ -3,8 +3,10 @@
     sources ─▶ ingest (mapInArrow: element-wise transforms) ─▶ withWatermark(wm) ─▶
     first-layer groupings ─▶ [tail: groupings after groupings] ─▶ foreachBatch (sinks)
 
-Both stateful stages are ``transformWithState`` operators (``operator``). See
-docs/streaming.md for how Beam's model maps onto the query.
+Both stateful stages are ``transformWithState`` operators (``operator``); a pipeline whose one
+grouping is a windowed aggregation of a DataFrame's columns runs it as Spark's own streaming
+aggregation instead (``lowered``). See docs/streaming.md for how Beam's model maps onto the
+query.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from panes.runners.spark.streaming.event_log import (
     write_event_log,
 )
 from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
+from panes.runners.spark.streaming.lowered import ALLOW_MULTIPLE, lowered_grouping
 from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.progress import ProgressLogger
 from panes.runners.spark.streaming.result import StreamingPipelineResult
@@ -95,7 +98,8 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     temporary = location is None
     location = fs.qualified(location or _temporary_checkpoint())
     store = CheckpointStore(fs, location)
-    store.check_structure(ir)
+    lowered = lowered_grouping(ir, unbounded, first, tail) if unbounded else None
+    store.check_structure(ir, lowered=frozenset([lowered.label] if lowered else []))
     partitions, buckets = store.layout(
         default_partitions(spark, partitions or options.spark_partitions),
         KEY_BUCKETS_PER_PARTITION,
@@ -106,7 +110,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
 
     heartbeat = bool(unbounded) and _waits_on_processing_time(ir)
-    if unbounded:
+    if lowered is not None:
+        frames, stages = [], []
+    elif unbounded:
         frames = [
             ingested(unbounded_frame(spark, node, options), unbounded_decoder(node))
             for node in unbounded
@@ -131,19 +137,31 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         timeline = StaticTimeline(
             inputs.steps, {pc: inputs.watermarks(pc) for pc in sourced}, inputs.clock.events
         )
-    rows = functools.reduce(lambda left, right: left.union(right), frames)
-    # Rows routed to TICK only carry the watermark column: a filter here would be pushed below
-    # the watermark and drop them before Spark sees it, so the stages after ignore them.
-    rows = rows.withWatermark("wm", "0 seconds").drop("wm")
-    stages = ([Stage(buckets, clocks, tail_ids=tail_ids, heartbeat=heartbeat)] if first else []) + (
-        [Stage(buckets, timeline=timeline, tail_ids=tail_ids)] if tail else []
-    )
+    if lowered is not None:
+        log.debug("panes: '%s' runs as Spark's streaming aggregation", lowered.label)
+        rows = lowered.rows(ir_json, buckets)
+    else:
+        rows = functools.reduce(lambda left, right: left.union(right), frames)
+        # Rows routed to TICK only carry the watermark column: a filter here would be pushed
+        # below the watermark and drop them before Spark sees it, so the stages after ignore
+        # them.
+        rows = rows.withWatermark("wm", "0 seconds").drop("wm")
+        stages = (
+            [Stage(buckets, clocks, tail_ids=tail_ids, heartbeat=heartbeat)] if first else []
+        ) + ([Stage(buckets, timeline=timeline, tail_ids=tail_ids)] if tail else [])
     for stage in stages:
         rows = rows.groupBy("route", "key").transformWithState(
             Operator(ir_json, stage), ROW_SCHEMA, "Append", "EventTime"
         )
     label = options.job_name or "panes"
-    committer = BatchCommitter(sinks, file_outputs(ir, sinks, fs), store, fs, label)
+    committer = BatchCommitter(
+        sinks,
+        file_outputs(ir, sinks, fs),
+        store,
+        fs,
+        label,
+        counted=lowered.late_rows if lowered is not None else None,
+    )
     writer = (
         rows.writeStream.foreachBatch(committer)
         .queryName(label)
@@ -154,9 +172,12 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         writer = writer.trigger(**trigger)
     # The query runs on its DataFrame's session: a user's streaming DataFrame may come from
     # another session than the active one.
-    with _query_conf(rows.sparkSession, {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}):
+    settings = {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}
+    with _query_conf(rows.sparkSession, {**settings, **(ALLOW_MULTIPLE if lowered else {})}):
         query = writer.start()
         _take_settings(query)
+    if lowered is not None:
+        lowered.started(query)
     progress = ProgressLogger(query, label, committer.published, heartbeat)
     progress.start()
 

@@ -111,9 +111,11 @@ def file_outputs(ir, sinks: dict, fs) -> dict:
 class BatchCommitter:
     """The ``foreachBatch`` function; keeps the run's captured values and metrics."""
 
-    def __init__(self, sinks: dict, files: dict, store, fs, label: str):
+    def __init__(self, sinks: dict, files: dict, store, fs, label: str, counted=None):
         self.sinks, self.files, self.store, self.fs = sinks, files, store, fs
         self.label = label
+        # After a micro-batch's jobs: the metrics it counted outside its rows (or None).
+        self.counted = counted
         self.captures: dict = {}
         self.metrics = store.metrics()
         # Sink -> the last micro-batch that may find files of an earlier attempt.
@@ -162,6 +164,8 @@ class BatchCommitter:
             if jobs > 1:
                 frame.unpersist()
         metrics, captured, logs = _small(gathered)
+        if self.counted is not None:
+            metrics.merge(self.counted())
         worker_logs.emit(logs)
         published += sum(len(records) for records in captured.values())
         total = MetricsContainer()  # a new one: the result may be reading the current one

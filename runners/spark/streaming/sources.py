@@ -152,7 +152,7 @@ def unbounded_decoder(node):
     def decode(batch, task):
         if not batch.num_rows:
             return [], None
-        step = _micros(batch.column(BATCH_COLUMN)[0].as_py())
+        step = batch_step(batch)
         rows = batch.drop_columns([BATCH_COLUMN])
         records = rows.column(0).to_pylist() if text else rows.to_pylist()
         values, timestamps = source_values(label, records, timestamp_fn)
@@ -169,6 +169,11 @@ def unbounded_decoder(node):
         return [(pcollection_id, chunk)], _watermark_column(timestamps, strategy)
 
     return decode
+
+
+def batch_step(batch) -> int:
+    """The step of a micro-batch's Arrow batch: its timestamp (``BATCH_COLUMN``), in micros."""
+    return _micros(batch.column(BATCH_COLUMN)[0].as_py())
 
 
 def _watermark_column(timestamps, strategy):

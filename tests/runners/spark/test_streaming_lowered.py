@@ -1,0 +1,193 @@
+"""A streaming pipeline whose one grouping is a windowed aggregation of a DataFrame's columns
+(event time from a field, fixed windows, the default trigger, no allowed lateness) runs as
+Spark's own streaming aggregation, and gives what the windowing engine gives: the same panes in
+the same micro-batches, the same late rows dropped and counted. Anything else stays on the
+engine, and a checkpoint is never resumed on the other path."""
+
+import json
+import operator
+import os
+from pathlib import Path
+
+import pytest
+
+import panes as beam
+from panes.errors import PipelineConstructionError, UserCodeError
+from panes.io.text import WriteToText
+from panes.metrics import MetricsFilter
+from panes.runners.spark.streaming import runner as streaming_runner
+from panes.runners.spark.streaming.lowered import lowered_grouping
+from panes.runners.spark.streaming.sources import ReadFromSpark
+from panes.runners.spark.streaming.tail import layers
+from panes.trigger import AfterCount, AfterWatermark
+from panes.watermark import WatermarkStrategy
+from panes.window import FixedWindows, SlidingWindows
+
+SCHEMA = "user string, team string, score long, seconds double"
+# (user, team, score, event time in seconds), a file per micro-batch; the watermark trails the
+# largest time by 5 s. The third file's row at 25 s is behind the watermark (35 s) in a window
+# still open, [20, 40): counted. The fourth's row at 12 s is in [0, 20), which has ended:
+# dropped; the fifth's at 59 s too, the watermark being 61 s by then. [120, 140) never ends.
+FILES = [
+    [("ann", "red", 3, 1.5), ("bob", "blue", 4, 2.0), ("ann", "red", 5, 19.999999)],
+    [("cat", "red", 1, 24.0), ("bob", "blue", 2, 40.0)],
+    [("ann", "red", 7, 25.0), ("bob", "blue", 1, 39.0)],
+    [("cat", "red", 9, 12.0), ("dan", "blue", 6, 41.0), ("ann", "red", 2, 66.0)],
+    [("ann", "red", 1, 59.0), ("dan", "blue", 8, 130.0)],
+]
+
+
+def write_files(directory: Path, files) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for index, rows in enumerate(files):
+        path = directory / f"{index:03d}.csv"
+        path.write_text("".join(",".join(map(str, row)) + "\n" for row in rows))
+        os.utime(path, (1_000_000 + index, 1_000_000 + index))  # Spark reads oldest first
+
+
+def run(spark, tmp_path: Path, name: str, windowing, engine: bool, monkeypatch, files=FILES):
+    """Runs the scores pipeline over ``files`` under ``windowing`` (a WindowInto); returns its
+    published lines by micro-batch, its ``dropped_late`` count, and the path it took."""
+    inputs, out = tmp_path / f"{name}-in", tmp_path / name
+    write_files(inputs, files)
+    frame = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).csv(str(inputs))
+    with monkeypatch.context() as patch:
+        if engine:
+            patch.setattr(streaming_runner, "lowered_grouping", lambda *args: None)
+        p = beam.Pipeline(
+            runner="spark",
+            options={
+                "streaming": True,
+                "trigger_interval": "available_now",
+                "checkpoint_location": str(out / "checkpoint"),
+            },
+        )
+        (
+            p
+            | ReadFromSpark(frame).with_watermarks(
+                WatermarkStrategy.for_bounded_out_of_orderness(5),
+                timestamp_fn=operator.itemgetter("seconds"),
+            )
+            | windowing
+            | beam.GroupBy("team", "user")
+            .aggregate_field("score", sum, "total")
+            .aggregate_field("score", beam.combiners.MeanCombineFn(), "mean")
+            .aggregate_field("score", max, "best")
+            .aggregate_field("seconds", beam.combiners.CountCombineFn(), "plays")
+            | beam.Map(described)
+            | WriteToText(str(out / "scores"))
+        )
+        result = p.run()
+    dropped = result.metrics().query(MetricsFilter().with_name("dropped_late"))["counters"]
+    return published(out), sum(c.committed for c in dropped), path_of(out)
+
+
+def described(
+    row, window=beam.DoFn.WindowParam, pane=beam.DoFn.PaneInfoParam, at=beam.DoFn.TimestampParam
+):
+    return f"{sorted(row.items())} {window} {pane} {at}"
+
+
+def published(out: Path) -> dict:
+    """Each micro-batch's published lines, sorted."""
+    batches: dict = {}
+    for path in sorted(out.glob("scores-*")):
+        if not path.name.endswith(".SUCCESS"):
+            batch = int(path.name.split("-")[1])
+            batches.setdefault(batch, []).extend(path.read_text().splitlines())
+    return {batch: sorted(lines) for batch, lines in batches.items()}
+
+
+def path_of(out: Path) -> dict:
+    """Which groupings the checkpoint records as Spark's aggregation."""
+    described = json.loads((out / "checkpoint" / "panes" / "pipeline.json").read_text())
+    return {label for label, entry in described.items() if entry.get("path")}
+
+
+LOWERED = {"GroupBy(team,user)/AggregateFields"}
+
+
+@pytest.mark.smoke
+def test_a_column_aggregation_runs_as_sparks_and_gives_the_engines_panes(
+    spark, tmp_path, monkeypatch
+):
+    windowing = beam.WindowInto(FixedWindows(20))
+    lowered, lowered_drops, lowered_path = run(
+        spark, tmp_path, "lowered", windowing, False, monkeypatch
+    )
+    engine, engine_drops, engine_path = run(spark, tmp_path, "engine", windowing, True, monkeypatch)
+    assert (lowered_path, engine_path) == (LOWERED, set())
+    assert lowered == engine
+    assert lowered_drops == engine_drops == 2
+    assert [len(lowered[batch]) for batch in sorted(lowered)] == [2, 5, 1]
+
+
+def test_a_restart_resumes_sparks_aggregation_from_the_checkpoint(spark, tmp_path, monkeypatch):
+    windowing = beam.WindowInto(FixedWindows(20))
+    whole, _, _ = run(spark, tmp_path, "whole", windowing, False, monkeypatch)
+    run(spark, tmp_path, "resumed", windowing, False, monkeypatch, files=FILES[:3])
+    resumed, dropped, path = run(spark, tmp_path, "resumed", windowing, False, monkeypatch)
+    assert resumed == whole
+    assert (dropped, path) == (2, LOWERED)
+
+
+def test_a_checkpoint_is_not_resumed_on_the_other_path(spark, tmp_path, monkeypatch):
+    windowing = beam.WindowInto(FixedWindows(20))
+    run(spark, tmp_path, "scores", windowing, False, monkeypatch, files=FILES[:2])
+    with pytest.raises(PipelineConstructionError) as refused:
+        run(spark, tmp_path, "scores", windowing, True, monkeypatch)
+    assert "'GroupBy(team,user)/AggregateFields' ran as Spark's streaming aggregation" in str(
+        refused.value
+    )
+    assert "would now run on panes' windowing engine" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "windowing, timestamp_fn, lowered",
+    [
+        (beam.WindowInto(FixedWindows(20)), operator.itemgetter("seconds"), True),
+        (
+            beam.WindowInto(FixedWindows(20), allowed_lateness=10),
+            operator.itemgetter("seconds"),
+            False,
+        ),
+        (beam.WindowInto(SlidingWindows(20, 10)), operator.itemgetter("seconds"), False),
+        (
+            beam.WindowInto(FixedWindows(20), trigger=AfterWatermark(early=AfterCount(1))),
+            operator.itemgetter("seconds"),
+            False,
+        ),
+        (beam.WindowInto(FixedWindows(20)), lambda row: row["seconds"], False),
+        (beam.WindowInto(FixedWindows(20)), operator.itemgetter("seconds", "user"), False),
+    ],
+    ids=["fixed", "allowed-lateness", "sliding", "early-firings", "a-lambda", "two-fields"],
+)
+def test_only_what_sparks_aggregation_reproduces_is_lowered(
+    spark, tmp_path, windowing, timestamp_fn, lowered
+):
+    frame = spark.readStream.schema(SCHEMA).csv(str(tmp_path))
+    p = beam.Pipeline(runner="spark", options={"streaming": True})
+    (
+        p
+        | ReadFromSpark(frame).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(5), timestamp_fn=timestamp_fn
+        )
+        | windowing
+        | beam.GroupBy("user").aggregate_field("score", sum, "total")
+    )
+    ir = p.to_ir()
+    _, unbounded = streaming_runner._sources(ir)
+    first, tail, _ = layers(ir)
+    assert (lowered_grouping(ir, unbounded, first, tail) is not None) == lowered
+
+
+def test_a_missing_value_fails_the_run_naming_the_transform_and_the_field(
+    spark, tmp_path, monkeypatch
+):
+    files = [[("ann", "red", "", 1.0)]]
+    with pytest.raises(UserCodeError) as failed:
+        run(
+            spark, tmp_path, "missing", beam.WindowInto(FixedWindows(20)), False, monkeypatch, files
+        )
+    assert "'GroupBy(team,user)/AggregateFields'" in str(failed.value)
+    assert "field 'score' is None" in str(failed.value)
