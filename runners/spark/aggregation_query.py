@@ -34,6 +34,8 @@ from panes.transforms.timestamps import TimestampFromField
 INDEX_BITS = 33
 POSITION = "__panes_position__"
 EVENT_TIME = "__panes_event_time__"
+# How integer sums are computed (``_sum``).
+TRY_SUMS, DECIMAL_SUMS, SPLIT_SUMS = "try", "decimal", "split"
 
 
 def build_query(aggregation, session, exact: bool = False):
@@ -53,7 +55,8 @@ def build_query(aggregation, session, exact: bool = False):
     if not _types_fit(aggregation, types):
         return None
     time, window_fn = _event_time(aggregation, types, nullable), aggregation.strategy.window_fn
-    keys, partials, names, per_row, results = _aggregates(aggregation, types, nullable, exact)
+    sums = DECIMAL_SUMS if exact else TRY_SUMS
+    keys, partials, names, per_row, results = _aggregates(aggregation, types, nullable, sums)
     if _by_slices(window_fn):
         return _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results)
     if isinstance(window_fn, ir.Sessions):
@@ -83,7 +86,7 @@ def build_streaming_query(aggregation, frame, delay: int):
     columns ``key0..``, ``start``, ``end`` and ``aggregate0..``: each fixed window's row once
     Spark's watermark — the largest event time less ``delay`` micros, as the source's strategy
     gives it — passes the window's end; or None as for ``build_query``. Integer sums are
-    exact: a streaming query cannot be run again."""
+    exact (``SPLIT_SUMS``): a streaming query cannot be run again."""
     from pyspark.sql import functions as F
 
     read = _frame_fields(frame, _fields(aggregation))
@@ -91,7 +94,7 @@ def build_streaming_query(aggregation, frame, delay: int):
         return None
     types, nullable = read
     window_fn = aggregation.strategy.window_fn
-    keys, _, _, per_row, results = _aggregates(aggregation, types, nullable, exact=True)
+    keys, _, _, per_row, results = _aggregates(aggregation, types, nullable, SPLIT_SUMS)
     timed = frame.withColumn(EVENT_TIME, _event_time(aggregation, types, nullable))
     window = _window(F.col(EVENT_TIME), window_fn.size, window_fn.size, window_fn.offset)
     return (
@@ -116,13 +119,13 @@ def _event_time(aggregation, types: dict, nullable: dict):
     return F.timestamp_micros(_micros(column, types[field]))
 
 
-def _aggregates(aggregation, types: dict, nullable: dict, exact: bool) -> tuple:
+def _aggregates(aggregation, types: dict, nullable: dict, sums: str) -> tuple:
     """``(keys, partials, names, per_row, results)``: the key columns; each aggregation's
     partial aggregates (``_partials``) and their column names; the partials over rows, named;
     and each aggregation's result from them, named ``aggregate0..``."""
     required = functools.partial(_required, nullable)
     keys = [_column(name).alias(f"key{i}") for i, name in enumerate(aggregation.key_fields)]
-    partials = [_partials(aggregation, a, required, types, exact) for a in aggregation.aggregations]
+    partials = [_partials(aggregation, a, required, types, sums) for a in aggregation.aggregations]
     names = [[f"partial{i}_{j}" for j in range(len(p))] for i, p in enumerate(partials)]
     per_row = [
         aggregate.alias(name)
@@ -396,7 +399,7 @@ def _timestamp_error(aggregation) -> UserCodeError:
     raise AssertionError("WithTimestampField accepted None as a time")
 
 
-def _partials(aggregation, field_aggregation, required, types: dict, exact: bool) -> list:
+def _partials(aggregation, field_aggregation, required, types: dict, sums: str) -> list:
     """``(aggregate over rows, how two of its results combine)`` for each part the built-in
     combiner's result is computed from: a count, sum, min or max, or for a mean the sum and
     the count (the exact sum over the count, as ``MeanFn`` computes it, not a running double
@@ -414,21 +417,30 @@ def _partials(aggregation, field_aggregation, required, types: dict, exact: bool
         ),
     )
     if combine in (BuiltinCombine.SUM, BuiltinCombine.MEAN):
-        total = _sum(column, types[field_aggregation.field], exact)
+        total = _sum(column, types[field_aggregation.field], sums)
         return [total, count] if combine is BuiltinCombine.MEAN else [total]
     aggregate = {BuiltinCombine.MIN: F.min, BuiltinCombine.MAX: F.max}[combine]
     return [(aggregate(column), aggregate)]
 
 
-def _sum(column, data_type, exact: bool) -> tuple:
-    """A sum as ``_partials`` gives it: a Python int has no bound, a Spark long has."""
+def _sum(column, data_type, sums: str) -> tuple:
+    """A sum as ``_partials`` gives it: a Python int has no bound, a Spark long has. Integers
+    sum as longs that are null where they overflow (``TRY_SUMS``), as 38-digit decimals
+    (``DECIMAL_SUMS``), or as the long sums of each value's high and low 32 bits, put together
+    once per group (``SPLIT_SUMS``: exact below 2^31 rows a group, at the cost of two long sums
+    per row where a decimal sum costs several times more)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     if not isinstance(data_type, T.IntegralType):
         return F.sum(column), F.sum
-    if exact:
+    if sums == DECIMAL_SUMS:
         return F.sum(column.cast(T.DecimalType(38, 0))), F.sum
+    if sums == SPLIT_SUMS:
+        if not isinstance(data_type, T.LongType):
+            return F.sum(column), F.sum  # below 2^31 per value: a long holds 2^32 of them
+        high = F.sum(F.shiftright(column, 32)).cast(T.DecimalType(38, 0)) * F.lit(1 << 32)
+        return high + F.sum(column.bitwiseAND(F.lit(0xFFFFFFFF))), F.sum
     return F.try_sum(column), _sum_of_try_sums
 
 

@@ -191,3 +191,16 @@ def test_a_missing_value_fails_the_run_naming_the_transform_and_the_field(
         )
     assert "'GroupBy(team,user)/AggregateFields'" in str(failed.value)
     assert "field 'score' is None" in str(failed.value)
+
+
+def test_integer_sums_are_pythons_beyond_64_bits(spark, tmp_path, monkeypatch):
+    scores = [2**62 + 1, 2**62 + 3, 2**62 - 7, -(2**40) - 5]
+    files = [[("ann", "red", score, 1.0 + index) for index, score in enumerate(scores)]]
+    files.append([("bob", "blue", 0, 100.0)])  # closes [0, 20)
+    lowered, _, path = run(
+        spark, tmp_path, "big", beam.WindowInto(FixedWindows(20)), False, monkeypatch, files
+    )
+    (line,) = [line for lines in lowered.values() for line in lines]
+    assert f"('total', {sum(scores)})" in line
+    assert f"('mean', {sum(scores) / len(scores)})" in line
+    assert path == LOWERED
