@@ -74,7 +74,7 @@ class SqlAggregation:
     strategy: ir.WindowingStrategy
     key_fields: tuple
     aggregations: tuple  # rows.FieldAggregation
-    timestamp_label: str  # the WithTimestampField par_do
+    timestamp_label: str  # the WithTimestampField par_do (streaming: the read)
     combine_label: str  # the combine_per_key node
     replaced: tuple  # the chain's node ids, read to to_rows
 
@@ -108,6 +108,7 @@ def sql_aggregation(pipeline, combine, streaming: bool = False) -> SqlAggregatio
     strategy = pipeline.pcollections[windowing.outputs["main"]].windowing
     if not (_streaming_windowing if streaming else _lowerable_windowing)(strategy):
         return None
+    ids = (read.id, timestamping.id, windowing.id, keying.id, combine.id, to_rows.id)
     return SqlAggregation(
         read.payload["source"],
         timestamp_field,
@@ -116,8 +117,7 @@ def sql_aggregation(pipeline, combine, streaming: bool = False) -> SqlAggregatio
         aggregations,
         timestamping.id,
         combine.id,
-        tuple(dict.fromkeys((read.id, timestamping.id, windowing.id, keying.id, combine.id)))
-        + (to_rows.id,),
+        tuple(dict.fromkeys(ids)),  # a streaming read is its own timestamping node
     )
 
 

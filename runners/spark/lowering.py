@@ -59,12 +59,8 @@ def lower_aggregations(pipeline, session) -> tuple:
         if aggregation is not None and query is not None:
             last = aggregation.replaced[-1]
             lowered[last], queries[last] = aggregation, query
-    return (with_sql_nodes(pipeline, lowered) if lowered else pipeline), queries
-
-
-def with_sql_nodes(pipeline, lowered: dict):
-    """``pipeline`` with each chain of ``lowered`` (its last node's id -> ``SqlAggregation``)
-    replaced by one ``sql_aggregation`` node with that id and outputs."""
+    if not lowered:
+        return pipeline, queries
     replaced = {node_id for aggregation in lowered.values() for node_id in aggregation.replaced}
     nodes = {}
     for node in pipeline.nodes.values():
@@ -74,7 +70,7 @@ def with_sql_nodes(pipeline, lowered: dict):
             )
         elif node.id not in replaced:
             nodes[node.id] = node
-    return dataclasses.replace(pipeline, nodes=nodes)
+    return dataclasses.replace(pipeline, nodes=nodes), queries
 
 
 # -- planning the node -----------------------------------------------------------------------------
