@@ -2,7 +2,8 @@
 
 A grouping's panes are the windowing engine's, its keys advanced by the key driver (``ENGINE``).
 Two shortcuts give the same panes faster where the IR proves them equal, each checked against
-the engine path by a property test (``tests/runners/test_shortcuts.py``):
+the engine path (``tests/runners/test_shortcuts.py`` by property tests; the streaming chain by
+``tests/runners/spark/test_streaming_lowered.py``):
 
 * ``BATCH`` — the default trigger and no evictor over Beam-batch input (all elements at one
   step, then the watermark straight to +inf): one pane per key and window, straight from

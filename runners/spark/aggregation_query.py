@@ -33,7 +33,7 @@ from panes.transforms.timestamps import TimestampFromField
 # monotonically_increasing_id packs a DataFrame's (partition, row): the index in the low bits.
 INDEX_BITS = 33
 POSITION = "__panes_position__"
-EVENT_TIME = "__panes_event_time__"
+EVENT_TIME, EVENT_MICROS = "__panes_event_time__", "__panes_event_micros__"
 # How integer sums are computed (``_sum``).
 TRY_SUMS, DECIMAL_SUMS, SPLIT_SUMS = "try", "decimal", "split"
 
@@ -54,7 +54,8 @@ def build_query(aggregation, session, exact: bool = False):
     frame, types, nullable = read
     if not _types_fit(aggregation, types):
         return None
-    time, window_fn = _event_time(aggregation, types, nullable), aggregation.strategy.window_fn
+    time = F.timestamp_micros(_event_micros(aggregation, types, nullable))
+    window_fn = aggregation.strategy.window_fn
     sums = DECIMAL_SUMS if exact else TRY_SUMS
     keys, partials, names, per_row, results = _aggregates(aggregation, types, nullable, sums)
     if _by_slices(window_fn):
@@ -81,24 +82,30 @@ def build_query(aggregation, session, exact: bool = False):
     )
 
 
-def build_streaming_query(aggregation, frame, delay: int):
+def build_streaming_query(aggregation, frame, delay: int, late_filter):
     """The lowered aggregation of a streaming DataFrame (``shortcuts``' streaming chain), with
     columns ``key0..``, ``start``, ``end`` and ``aggregate0..``: each fixed window's row once
     Spark's watermark — the largest event time less ``delay`` micros, as the source's strategy
-    gives it — passes the window's end; or None as for ``build_query``. Integer sums are
-    exact (``SPLIT_SUMS``): a streaming query cannot be run again."""
+    gives it — passes the window's end; or None as for ``build_query``. ``late_filter`` takes
+    the fields and the event time in micros (``EVENT_MICROS``) before they are grouped, and
+    returns the rows to group. Integer sums are exact (``SPLIT_SUMS``): a streaming query
+    cannot be run again."""
     from pyspark.sql import functions as F
 
-    read = _frame_fields(frame, _fields(aggregation))
+    fields = _fields(aggregation)
+    read = _frame_fields(frame, fields)
     if read is None or not _types_fit(aggregation, read[0]):
         return None
     types, nullable = read
     window_fn = aggregation.strategy.window_fn
     keys, _, _, per_row, results = _aggregates(aggregation, types, nullable, SPLIT_SUMS)
-    timed = frame.withColumn(EVENT_TIME, _event_time(aggregation, types, nullable))
+    timed = frame.select(
+        *map(_column, fields), _event_micros(aggregation, types, nullable).alias(EVENT_MICROS)
+    )
+    kept = late_filter(timed).withColumn(EVENT_TIME, F.timestamp_micros(EVENT_MICROS))
     window = _window(F.col(EVENT_TIME), window_fn.size, window_fn.size, window_fn.offset)
     return (
-        timed.withWatermark(EVENT_TIME, f"{delay // 1000} milliseconds")
+        kept.withWatermark(EVENT_TIME, f"{delay // 1000} milliseconds")
         .groupBy(*keys, window.alias("window"))
         .agg(*per_row)
         .select(
@@ -110,13 +117,10 @@ def build_streaming_query(aggregation, frame, delay: int):
     )
 
 
-def _event_time(aggregation, types: dict, nullable: dict):
-    """Each row's event time as a timestamp column, as ``WithTimestampField`` reads the field."""
-    from pyspark.sql import functions as F
-
+def _event_micros(aggregation, types: dict, nullable: dict):
+    """Each row's event time in micros, as ``WithTimestampField`` reads the field."""
     field = aggregation.timestamp_field
-    column = _required(nullable, field, _timestamp_error(aggregation))
-    return F.timestamp_micros(_micros(column, types[field]))
+    return _micros(_required(nullable, field, _timestamp_error(aggregation)), types[field])
 
 
 def _aggregates(aggregation, types: dict, nullable: dict, sums: str) -> tuple:

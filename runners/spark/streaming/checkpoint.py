@@ -216,6 +216,15 @@ class CheckpointStore:
             return
         self._write(path, json.dumps(current, indent=1, sort_keys=True).encode())
 
+    def lowered(self) -> frozenset | None:
+        """The groupings the checkpoint's pipeline ran as Spark's aggregation; None for a new
+        checkpoint."""
+        path = posixpath.join(self.root, "pipeline.json")
+        if not self.fs.exists(path):
+            return None
+        described = json.loads(self.fs.read(path))
+        return frozenset(label for label, entry in described.items() if entry.get("path"))
+
     def layout(self, partitions: int, buckets_per_partition: int) -> tuple:
         """``(state partitions, key buckets)``: from ``partitions`` on the first run, what the
         first run chose afterwards (Spark keeps the state in that many partitions, and panes

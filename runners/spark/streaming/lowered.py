@@ -3,16 +3,18 @@ a streaming DataFrame with its event time in a field → fixed windows with the 
 and no allowed lateness → ``GroupBy(...).aggregate_field(...)``) runs it as Spark's own
 streaming aggregation, in the JVM, with state per key and window:
 
-    source ─▶ withWatermark(event time) ─▶ groupBy(keys, window).agg (append mode) ─▶
+    source ─▶ select (fields, event time) ─▶ mapInArrow (late rows out, counted) ─▶
+    withWatermark ─▶ groupBy(keys, window).agg (append mode) ─▶
     mapInArrow (each window's row through the transforms after the chain) ─▶ foreachBatch (sinks)
 
 It gives the engine's panes. The engine path's watermark is Spark's: the largest event time so
-far less the strategy's delay, in whole milliseconds, as ``withWatermark`` keeps it. An element
-is late once its window has ended by the watermark of the micro-batch that reads it, as Spark
-judges rows when its query has a single watermark for late rows and for eviction
-(``ALLOW_MULTIPLE``); a window's one pane comes out in the micro-batch whose watermark passes
-its end, on time and final. Each late row is counted as the engine counts it
-(``dropped_late``), from Spark's ``numRowsDroppedByWatermark``.
+far less the strategy's delay, in whole milliseconds, as ``withWatermark`` keeps it, and a
+window's one pane, on time and final, comes out in the micro-batch whose watermark passes its
+end. A row is late once its window has ended by the watermark of the micro-batch that reads
+it (``BatchClocks``). Spark judges late rows after its partial aggregation and, with several
+stateful operators allowed, by the micro-batch before's watermark, so the rows are judged
+before they reach it (``late_filter``), by the micro-batch's watermark, which the driver hands
+its tasks; each is counted as the engine counts it (``dropped_late``).
 """
 
 from __future__ import annotations
@@ -21,45 +23,58 @@ import threading
 from typing import Any
 
 from panes.compiler.lift import lift
+from panes.errors import UserCodeError
 from panes.metrics import MetricName, MetricsContainer
 from panes.runners.fusion import Chunk
 from panes.runners.shortcuts import sql_aggregation
-from panes.runners.spark.aggregation_query import build_streaming_query
+from panes.runners.spark.aggregation_query import EVENT_MICROS, build_streaming_query
+from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.lowering import result_columns, row_maker
+from panes.runners.spark.metrics import PerPartition
 from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
 from panes.runners.spark.streaming.sources import BATCH_COLUMN, batch_step
+from panes.timestamp import MIN_MICROS
 from panes.window import interval_window, windowed_value
 from panes.windowing.batch import BATCH_PANE
 
-# Spark judges late rows by the previous micro-batch's watermark unless its queries may have
-# one stateful operator only: then by the watermark it evicts with, which is the engine's.
-ALLOW_MULTIPLE = {"spark.sql.streaming.statefulOperator.allowMultiple": "false"}
+# The local property that tells a micro-batch's tasks its id and watermark (micros).
+BATCH_PROPERTY = "panes.lowered_batch"
 
 
 class LoweredGrouping:
-    """The chain's aggregation, its query, and where its windows' rows go on."""
+    """The chain's aggregation, its query, where its windows' rows go on, and its late rows
+    per micro-batch and partition (an accumulator, ``{(batch id, partition): count}``)."""
 
-    def __init__(self, aggregation, query, output: str):
-        self.aggregation, self.query, self.output = aggregation, query, output
-        self._started = threading.Event()
+    def __init__(self, aggregation, output: str, spark_context):
+        self.aggregation, self.output = aggregation, output
+        self.label = aggregation.combine_label
+        self.sc = spark_context
+        self.late = spark_context.accumulator({}, PerPartition())
+        self.query: Any = None  # the lazy DataFrame of the aggregation
         self._streaming_query: Any = None
-
-    @property
-    def label(self) -> str:
-        return self.aggregation.combine_label
+        self._started = threading.Event()
 
     def started(self, streaming_query) -> None:
-        """The running query, whose micro-batches' plans count the late rows."""
+        """Called as soon as the query has started: its micro-batches' watermarks are read
+        from it."""
         self._streaming_query = streaming_query
         self._started.set()
 
-    def late_rows(self) -> MetricsContainer:
-        """On the driver, after a micro-batch's jobs: the rows Spark dropped as late in it,
-        as the grouping's ``dropped_late`` counter (what the engine counts)."""
-        metrics = MetricsContainer()
+    def start(self, batch_id: int) -> None:
+        """Before a micro-batch's jobs, on the thread that runs them: its id and watermark
+        for its tasks (a watermark of 0 is none, as on the engine path)."""
         self._started.wait()
-        plan = self._streaming_query._jsq.streamingQuery().lastExecution().executedPlan()
-        dropped = _metric_total(plan, "numRowsDroppedByWatermark")
+        execution = self._streaming_query._jsq.streamingQuery().lastExecution()
+        watermark_ms = execution.offsetSeqMetadata().batchWatermarkMs()
+        watermark = watermark_ms * 1000 if watermark_ms > 0 else MIN_MICROS
+        self.sc.setLocalProperty(BATCH_PROPERTY, f"{batch_id} {watermark}")
+
+    def counted(self, batch_id: int) -> MetricsContainer:
+        """After a micro-batch's jobs: its late rows, as the grouping's ``dropped_late``."""
+        late = self.late.value
+        dropped = sum(count for (batch, _), count in late.items() if batch == batch_id)
+        self.late.value = {key: count for key, count in late.items() if key[0] > batch_id}
+        metrics = MetricsContainer()
         if dropped:
             metrics.inc(self.label, MetricName("panes", "dropped_late"), dropped)
         return metrics
@@ -83,25 +98,56 @@ def lowered_grouping(ir, unbounded: list, first: list, tail: list):
     if aggregation is None or aggregation.replaced[0] != unbounded[0].id:
         return None
     frame = lift(aggregation.source).dataframe
-    delay = ir.nodes[aggregation.replaced[0]].payload["watermark"].max_out_of_orderness
-    query = build_streaming_query(aggregation, frame, delay)
-    if query is None:
-        return None
     output = ir.nodes[aggregation.replaced[-1]].outputs["main"]
-    return LoweredGrouping(aggregation, query, output)
+    lowered = LoweredGrouping(aggregation, output, frame.sparkSession.sparkContext)
+    delay = ir.nodes[aggregation.replaced[0]].payload["watermark"].max_out_of_orderness
+    lowered.query = build_streaming_query(
+        aggregation,
+        frame,
+        delay,
+        lambda timed: timed.mapInArrow(late_filter(aggregation, lowered.late), timed.schema),
+    )
+    return lowered if lowered.query is not None else None
 
 
-def _metric_total(plan, name: str) -> int:
-    """The sum of the SQL metric ``name`` over a physical plan's nodes (a JVM object)."""
-    total, nodes = 0, [plan]
-    while nodes:
-        node = nodes.pop()
-        metric = node.metrics().get(name)
-        if metric.isDefined():
-            total += metric.get().value()
-        children = node.children()
-        nodes.extend(children.apply(index) for index in range(children.size()))
-    return total
+def late_filter(aggregation, late):
+    """The ``mapInArrow`` function that drops the rows whose window has ended by the
+    micro-batch's watermark (``BATCH_PROPERTY``) and counts them into ``late``. A row whose
+    window ends at or before 1970 fails the run: Spark's watermark starts there, and would
+    take such a window as ended before any watermark has passed it."""
+    window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
+    size, offset = window_fn.size, window_fn.offset
+
+    def run(batches):
+        import numpy
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        batch_id, watermark = map(int, context.getLocalProperty(BATCH_PROPERTY).split())
+        dropped = 0
+        for batch in batches:
+            times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
+            ends = times - numpy.mod(times - offset, size) + size
+            on_time = ends > watermark
+            if not on_time.all():
+                dropped += int((~on_time).sum())
+                batch = batch.filter(on_time)
+            if (ends[on_time] <= 0).any():
+                raise TransportedError(transported(_before_1970(label)))
+            yield batch
+        late.add({(batch_id, context.partitionId()): dropped})
+
+    return run
+
+
+def _before_1970(label: str) -> UserCodeError:
+    message = (
+        "an event time in a window that ends at or before 1970 cannot go through Spark's "
+        "streaming aggregation, whose watermark starts there; give the source a "
+        "timestamp_fn other than operator.itemgetter (e.g. lambda row: row[...]) to run the "
+        "grouping on panes' windowing engine"
+    )
+    return UserCodeError(label, None, ValueError(message))
 
 
 def window_decoder(aggregation, output: str):

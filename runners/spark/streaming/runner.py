@@ -32,7 +32,7 @@ from panes.runners.spark.streaming.event_log import (
     write_event_log,
 )
 from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
-from panes.runners.spark.streaming.lowered import ALLOW_MULTIPLE, lowered_grouping
+from panes.runners.spark.streaming.lowered import lowered_grouping
 from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.progress import ProgressLogger
 from panes.runners.spark.streaming.result import StreamingPipelineResult
@@ -99,6 +99,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     location = fs.qualified(location or _temporary_checkpoint())
     store = CheckpointStore(fs, location)
     lowered = lowered_grouping(ir, unbounded, first, tail) if unbounded else None
+    recorded = store.lowered()
+    if lowered is not None and recorded is not None and lowered.label not in recorded:
+        lowered = None  # a checkpoint of the engine path, from before panes lowered it
     store.check_structure(ir, lowered=frozenset([lowered.label] if lowered else []))
     partitions, buckets = store.layout(
         default_partitions(spark, partitions or options.spark_partitions),
@@ -160,7 +163,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         store,
         fs,
         label,
-        counted=lowered.late_rows if lowered is not None else None,
+        counter=lowered,
     )
     writer = (
         rows.writeStream.foreachBatch(committer)
@@ -173,11 +176,11 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     # The query runs on its DataFrame's session: a user's streaming DataFrame may come from
     # another session than the active one.
     settings = {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}
-    with _query_conf(rows.sparkSession, {**settings, **(ALLOW_MULTIPLE if lowered else {})}):
+    with _query_conf(rows.sparkSession, settings):
         query = writer.start()
+        if lowered is not None:
+            lowered.started(query)
         _take_settings(query)
-    if lowered is not None:
-        lowered.started(query)
     progress = ProgressLogger(query, label, committer.published, heartbeat)
     progress.start()
 

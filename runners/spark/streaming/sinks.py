@@ -111,11 +111,12 @@ def file_outputs(ir, sinks: dict, fs) -> dict:
 class BatchCommitter:
     """The ``foreachBatch`` function; keeps the run's captured values and metrics."""
 
-    def __init__(self, sinks: dict, files: dict, store, fs, label: str, counted=None):
+    def __init__(self, sinks: dict, files: dict, store, fs, label: str, counter=None):
         self.sinks, self.files, self.store, self.fs = sinks, files, store, fs
         self.label = label
-        # After a micro-batch's jobs: the metrics it counted outside its rows (or None).
-        self.counted = counted
+        # What counts outside the rows (or None): ``start(batch_id)`` before a micro-batch's
+        # jobs, then ``counted(batch_id)``, its metrics.
+        self.counter = counter
         self.captures: dict = {}
         self.metrics = store.metrics()
         # Sink -> the last micro-batch that may find files of an earlier attempt.
@@ -143,6 +144,8 @@ class BatchCommitter:
             log.info("panes: micro-batch %d was published before a restart", batch_id)
             frame.write.format("noop").mode("overwrite").save()
             return
+        if self.counter is not None:
+            self.counter.start(batch_id)
         small = [METRICS, *(label for label in self.sinks if label not in self.files)]
         # The first file sink whose schema is known also gathers the small rows as it writes,
         # so the stateful stages run in one Spark job; they are kept for any other job.
@@ -164,8 +167,8 @@ class BatchCommitter:
             if jobs > 1:
                 frame.unpersist()
         metrics, captured, logs = _small(gathered)
-        if self.counted is not None:
-            metrics.merge(self.counted())
+        if self.counter is not None:
+            metrics.merge(self.counter.counted(batch_id))
         worker_logs.emit(logs)
         published += sum(len(records) for records in captured.values())
         total = MetricsContainer()  # a new one: the result may be reading the current one

@@ -26,13 +26,19 @@ from panes.window import FixedWindows, SlidingWindows
 SCHEMA = "user string, team string, score long, seconds double"
 # (user, team, score, event time in seconds), a file per micro-batch; the watermark trails the
 # largest time by 5 s. The third file's row at 25 s is behind the watermark (35 s) in a window
-# still open, [20, 40): counted. The fourth's row at 12 s is in [0, 20), which has ended:
-# dropped; the fifth's at 59 s too, the watermark being 61 s by then. [120, 140) never ends.
+# still open, [20, 40): counted. The fourth's rows at 12 s and 13 s, one key's, are in [0, 20),
+# which has ended: both dropped; the fifth's at 59 s too, the watermark being 61 s by then.
+# [120, 140) never ends.
 FILES = [
     [("ann", "red", 3, 1.5), ("bob", "blue", 4, 2.0), ("ann", "red", 5, 19.999999)],
     [("cat", "red", 1, 24.0), ("bob", "blue", 2, 40.0)],
     [("ann", "red", 7, 25.0), ("bob", "blue", 1, 39.0)],
-    [("cat", "red", 9, 12.0), ("dan", "blue", 6, 41.0), ("ann", "red", 2, 66.0)],
+    [
+        ("cat", "red", 9, 12.0),
+        ("dan", "blue", 6, 41.0),
+        ("cat", "red", 2, 13.0),
+        ("ann", "red", 2, 66.0),
+    ],
     [("ann", "red", 1, 59.0), ("dan", "blue", 8, 130.0)],
 ]
 
@@ -118,7 +124,7 @@ def test_a_column_aggregation_runs_as_sparks_and_gives_the_engines_panes(
     engine, engine_drops, engine_path = run(spark, tmp_path, "engine", windowing, True, monkeypatch)
     assert (lowered_path, engine_path) == (LOWERED, set())
     assert lowered == engine
-    assert lowered_drops == engine_drops == 2
+    assert lowered_drops == engine_drops == 3
     assert [len(lowered[batch]) for batch in sorted(lowered)] == [2, 5, 1]
 
 
@@ -128,7 +134,7 @@ def test_a_restart_resumes_sparks_aggregation_from_the_checkpoint(spark, tmp_pat
     run(spark, tmp_path, "resumed", windowing, False, monkeypatch, files=FILES[:3])
     resumed, dropped, path = run(spark, tmp_path, "resumed", windowing, False, monkeypatch)
     assert resumed == whole
-    assert (dropped, path) == (2, LOWERED)
+    assert (dropped, path) == (3, LOWERED)
 
 
 def test_a_checkpoint_is_not_resumed_on_the_other_path(spark, tmp_path, monkeypatch):
@@ -140,6 +146,16 @@ def test_a_checkpoint_is_not_resumed_on_the_other_path(spark, tmp_path, monkeypa
         refused.value
     )
     assert "would now run on panes' windowing engine" in str(refused.value)
+
+
+def test_a_checkpoint_of_the_engine_path_stays_on_it(spark, tmp_path, monkeypatch):
+    """A checkpoint written before panes lowered the grouping (here: with the lowering off)
+    resumes on the engine, with the engine's output."""
+    windowing = beam.WindowInto(FixedWindows(20))
+    whole, _, _ = run(spark, tmp_path, "whole", windowing, False, monkeypatch)
+    run(spark, tmp_path, "resumed", windowing, True, monkeypatch, files=FILES[:3])
+    resumed, dropped, path = run(spark, tmp_path, "resumed", windowing, False, monkeypatch)
+    assert (resumed, dropped, path) == (whole, 3, set())
 
 
 @pytest.mark.parametrize(
@@ -204,3 +220,13 @@ def test_integer_sums_are_pythons_beyond_64_bits(spark, tmp_path, monkeypatch):
     assert f"('total', {sum(scores)})" in line
     assert f"('mean', {sum(scores) / len(scores)})" in line
     assert path == LOWERED
+
+
+def test_a_window_ending_before_1970_fails_the_run_naming_the_way_to_the_engine(
+    spark, tmp_path, monkeypatch
+):
+    files = [[("ann", "red", 1, 5.0)], [("bob", "blue", 2, -5.0)]]
+    with pytest.raises(UserCodeError) as failed:
+        run(spark, tmp_path, "early", beam.WindowInto(FixedWindows(20)), False, monkeypatch, files)
+    assert "ends at or before 1970" in str(failed.value)
+    assert "'Read(DataFrameSource)'" in str(failed.value)
