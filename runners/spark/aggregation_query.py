@@ -88,19 +88,21 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
     Spark's watermark — the largest event time less ``delay`` micros, as the source's strategy
     gives it — passes the window's end; or None as for ``build_query``. ``late_filter`` takes
     the fields and the event time in micros (``EVENT_MICROS``) before they are grouped, and
-    returns the rows to group. Integer sums are exact (``SPLIT_SUMS``): a streaming query
-    cannot be run again."""
+    returns the rows to group; it also fails a None in the ``required_fields``, which the
+    query does not check: the error a query raises is in its plan, and a streaming query's
+    failures print its plan. Integer sums are exact (``SPLIT_SUMS``): a streaming query cannot
+    be run again."""
     from pyspark.sql import functions as F
 
     fields = _fields(aggregation)
     read = _frame_fields(frame, fields)
     if read is None or not _types_fit(aggregation, read[0]):
         return None
-    types, nullable = read
+    types, unchecked = read[0], dict.fromkeys(fields, False)
     window_fn = aggregation.strategy.window_fn
-    keys, _, _, per_row, results = _aggregates(aggregation, types, nullable, SPLIT_SUMS)
+    keys, _, _, per_row, results = _aggregates(aggregation, types, unchecked, SPLIT_SUMS)
     timed = frame.select(
-        *map(_column, fields), _event_micros(aggregation, types, nullable).alias(EVENT_MICROS)
+        *map(_column, fields), _event_micros(aggregation, types, unchecked).alias(EVENT_MICROS)
     )
     kept = late_filter(timed).withColumn(EVENT_TIME, F.timestamp_micros(EVENT_MICROS))
     window = _window(F.col(EVENT_TIME), window_fn.size, window_fn.size, window_fn.offset)
@@ -414,17 +416,29 @@ def _partials(aggregation, field_aggregation, required, types: dict, sums: str) 
     count = (F.count(F.lit(1)), F.sum)
     if combine is BuiltinCombine.COUNT:
         return [count]
-    column = required(
-        field_aggregation.field,
-        UserCodeError(
-            aggregation.combine_label, None, ValueError(missing_value_message(field_aggregation))
-        ),
-    )
+    column = required(field_aggregation.field, _missing_value(aggregation, field_aggregation))
     if combine in (BuiltinCombine.SUM, BuiltinCombine.MEAN):
         total = _sum(column, types[field_aggregation.field], sums)
         return [total, count] if combine is BuiltinCombine.MEAN else [total]
     aggregate = {BuiltinCombine.MIN: F.min, BuiltinCombine.MAX: F.max}[combine]
     return [(aggregate(column), aggregate)]
+
+
+def _missing_value(aggregation, field_aggregation) -> UserCodeError:
+    """The error Python raises at a None the built-in combiner cannot take."""
+    message = missing_value_message(field_aggregation)
+    return UserCodeError(aggregation.combine_label, None, ValueError(message))
+
+
+def required_fields(aggregation) -> dict:
+    """The fields where a None fails the run, each with the error Python raises there."""
+    errors = {aggregation.timestamp_field: _timestamp_error(aggregation)}
+    for field_aggregation in aggregation.aggregations:
+        if field_aggregation.combine is not BuiltinCombine.COUNT:
+            errors.setdefault(
+                field_aggregation.field, _missing_value(aggregation, field_aggregation)
+            )
+    return errors
 
 
 def _sum(column, data_type, sums: str) -> tuple:

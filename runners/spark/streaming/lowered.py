@@ -27,7 +27,11 @@ from panes.errors import UserCodeError
 from panes.metrics import MetricName, MetricsContainer
 from panes.runners.fusion import Chunk
 from panes.runners.shortcuts import sql_aggregation
-from panes.runners.spark.aggregation_query import EVENT_MICROS, build_streaming_query
+from panes.runners.spark.aggregation_query import (
+    EVENT_MICROS,
+    build_streaming_query,
+    required_fields,
+)
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.lowering import result_columns, row_maker
 from panes.runners.spark.metrics import PerPartition
@@ -39,6 +43,20 @@ from panes.windowing.batch import BATCH_PANE
 
 # The local property that tells a micro-batch's tasks its id and watermark (micros).
 BATCH_PROPERTY = "panes.lowered_batch"
+# Spark's logical operators that keep state in a streaming query (a join, conservatively, even
+# with a static side).
+_STATEFUL = frozenset(
+    {
+        "Aggregate",
+        "Deduplicate",
+        "DeduplicateWithinWatermark",
+        "FlatMapGroupsInPandasWithState",
+        "FlatMapGroupsWithState",
+        "Join",
+        "TransformWithState",
+        "TransformWithStateInPySpark",
+    }
+)
 
 
 class LoweredGrouping:
@@ -98,6 +116,8 @@ def lowered_grouping(ir, unbounded: list, first: list, tail: list):
     if aggregation is None or aggregation.replaced[0] != unbounded[0].id:
         return None
     frame = lift(aggregation.source).dataframe
+    if _stateful(frame):
+        return None
     output = ir.nodes[aggregation.replaced[-1]].outputs["main"]
     lowered = LoweredGrouping(aggregation, output, frame.sparkSession.sparkContext)
     delay = ir.nodes[aggregation.replaced[0]].payload["watermark"].max_out_of_orderness
@@ -110,13 +130,29 @@ def lowered_grouping(ir, unbounded: list, first: list, tail: list):
     return lowered if lowered.query is not None else None
 
 
+def _stateful(frame) -> bool:
+    """Whether a streaming DataFrame keeps state of its own: what follows it would then go by
+    its operators' watermark, not the micro-batch's."""
+    nodes = [frame._jdf.queryExecution().analyzed()]
+    while nodes:
+        node = nodes.pop()
+        if node.nodeName() in _STATEFUL:
+            return True
+        children = node.children()
+        nodes.extend(children.apply(index) for index in range(children.size()))
+    return False
+
+
 def late_filter(aggregation, late):
     """The ``mapInArrow`` function that drops the rows whose window has ended by the
-    micro-batch's watermark (``BATCH_PROPERTY``) and counts them into ``late``. A row whose
-    window ends at or before 1970 fails the run: Spark's watermark starts there, and would
-    take such a window as ended before any watermark has passed it."""
+    micro-batch's watermark (``BATCH_PROPERTY``) and counts them into ``late``. A None where
+    Python fails fails the run as Python does (``required_fields``); so does a row whose
+    window ends at or before 1970: Spark's watermark starts there, and would take such a window
+    as ended before any watermark has passed it."""
     window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
     size, offset = window_fn.size, window_fn.offset
+    # The errors as text: an exception's own pickle may not rebuild it on a worker.
+    required = {field: transported(error) for field, error in required_fields(aggregation).items()}
 
     def run(batches):
         import numpy
@@ -126,6 +162,9 @@ def late_filter(aggregation, late):
         batch_id, watermark = map(int, context.getLocalProperty(BATCH_PROPERTY).split())
         dropped = 0
         for batch in batches:
+            for field, error in required.items():
+                if batch.column(field).null_count:
+                    raise TransportedError(error)
             times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
             ends = times - numpy.mod(times - offset, size) + size
             on_time = ends > watermark

@@ -139,13 +139,13 @@ class BatchCommitter:
             raise
 
     def _commit(self, frame, batch_id: int) -> None:
+        if self.counter is not None:
+            self.counter.start(batch_id)
         if self.store.is_committed(batch_id):
             # Published before a crash: run it for the state it writes, publish nothing.
             log.info("panes: micro-batch %d was published before a restart", batch_id)
             frame.write.format("noop").mode("overwrite").save()
             return
-        if self.counter is not None:
-            self.counter.start(batch_id)
         small = [METRICS, *(label for label in self.sinks if label not in self.files)]
         # The first file sink whose schema is known also gathers the small rows as it writes,
         # so the stateful stages run in one Spark job; they are kept for any other job.

@@ -178,10 +178,13 @@ def test_a_checkpoint_of_the_engine_path_stays_on_it(spark, tmp_path, monkeypatc
     ],
     ids=["fixed", "allowed-lateness", "sliding", "early-firings", "a-lambda", "two-fields"],
 )
+@pytest.mark.parametrize("deduplicated", [False, True], ids=["", "deduplicated-frame"])
 def test_only_what_sparks_aggregation_reproduces_is_lowered(
-    spark, tmp_path, windowing, timestamp_fn, lowered
+    spark, tmp_path, windowing, timestamp_fn, lowered, deduplicated
 ):
     frame = spark.readStream.schema(SCHEMA).csv(str(tmp_path))
+    if deduplicated:  # a frame with state of its own
+        frame, lowered = frame.dropDuplicates(["user", "seconds"]), False
     p = beam.Pipeline(runner="spark", options={"streaming": True})
     (
         p
@@ -230,3 +233,20 @@ def test_a_window_ending_before_1970_fails_the_run_naming_the_way_to_the_engine(
         run(spark, tmp_path, "early", beam.WindowInto(FixedWindows(20)), False, monkeypatch, files)
     assert "ends at or before 1970" in str(failed.value)
     assert "'Read(DataFrameSource)'" in str(failed.value)
+
+
+def test_a_micro_batch_published_before_a_crash_is_run_again_without_publishing(
+    spark, tmp_path, monkeypatch
+):
+    """A driver that dies after panes' commit record of a micro-batch and before Spark's: Spark
+    runs the micro-batch again on restart (here: its commit log entry removed), for its state,
+    and panes publishes nothing of it twice."""
+    windowing = beam.WindowInto(FixedWindows(20))
+    whole, _, _ = run(spark, tmp_path, "whole", windowing, False, monkeypatch)
+    run(spark, tmp_path, "crashed", windowing, False, monkeypatch, files=FILES[:3])
+    commits = tmp_path / "crashed" / "checkpoint" / "commits"
+    last = max(commits.glob("[0-9]*"), key=lambda path: int(path.name))
+    last.unlink()
+    (commits / f".{last.name}.crc").unlink()
+    resumed, dropped, _ = run(spark, tmp_path, "crashed", windowing, False, monkeypatch)
+    assert (resumed, dropped) == (whole, 3)
