@@ -39,6 +39,22 @@ def session():
     return spark
 
 
+def streaming_pipeline(checkpoint, **options):
+    """A panes pipeline under ``--streaming`` on Spark that reads what its sources hold now
+    (``available_now``), with its checkpoint at ``checkpoint``."""
+    import panes as beam
+
+    return beam.Pipeline(
+        runner="spark",
+        options={
+            "streaming": True,
+            "checkpoint_location": str(checkpoint),
+            "trigger_interval": "available_now",
+            **options,
+        },
+    )
+
+
 def run(system, workload, size, spark):
     if system == "rdd":
         return w.rdd(spark, workload, size) if workload != 4 else None

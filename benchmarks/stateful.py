@@ -127,18 +127,11 @@ def tws(spark, size: int, files: int, per_trigger: int) -> list:
 
 def panes_streaming(spark, size: int, files: int, per_trigger: int) -> list:
     import panes as beam
+    from benchmarks.one import streaming_pipeline
 
     out = Path(tempfile.mkdtemp(prefix="panes-stateful-bench-"))
     try:
-        p = beam.Pipeline(
-            runner="spark",
-            options={
-                "streaming": True,
-                "checkpoint_location": str(out / "checkpoint"),
-                "trigger_interval": "available_now",
-                "max_files_per_trigger": per_trigger,
-            },
-        )
+        p = streaming_pipeline(out / "checkpoint", max_files_per_trigger=per_trigger)
         read = beam.io.ReadFromText(str(input_directory(size, files) / "*.csv"))
         handle = _dedup_pipeline(p, read)
         p.run().wait_until_finish()

@@ -227,20 +227,13 @@ def _file_query(frame, out):
 
 def panes_streaming(spark, directory, out, files_per_trigger):
     import panes as beam
+    from benchmarks.one import streaming_pipeline
     from panes.io.text import ReadFromText, WriteToText
     from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
     from panes.watermark import WatermarkStrategy
     from panes.window import FixedWindows
 
-    p = beam.Pipeline(
-        runner="spark",
-        options={
-            "streaming": True,
-            "checkpoint_location": str(out / "checkpoint"),
-            "trigger_interval": "available_now",
-            "max_files_per_trigger": files_per_trigger,
-        },
-    )
+    p = streaming_pipeline(out / "checkpoint", max_files_per_trigger=files_per_trigger)
     (
         p
         | ReadFromText(str(directory / "*.csv")).with_watermarks(
@@ -265,19 +258,13 @@ def panes_streaming_sql(spark, directory, out, files_per_trigger):
     import operator
 
     import panes as beam
+    from benchmarks.one import streaming_pipeline
     from panes.io.text import WriteToText
     from panes.runners.spark.streaming.sources import ReadFromSpark
     from panes.watermark import WatermarkStrategy
     from panes.window import FixedWindows
 
-    p = beam.Pipeline(
-        runner="spark",
-        options={
-            "streaming": True,
-            "checkpoint_location": str(out / "checkpoint"),
-            "trigger_interval": "available_now",
-        },
-    )
+    p = streaming_pipeline(out / "checkpoint")
     (
         p
         | ReadFromSpark(_events(spark, directory, files_per_trigger)).with_watermarks(
