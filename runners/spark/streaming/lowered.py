@@ -50,10 +50,13 @@ _STATEFUL = frozenset(
         "Aggregate",
         "Deduplicate",
         "DeduplicateWithinWatermark",
+        "Distinct",
         "FlatMapGroupsInPandasWithState",
         "FlatMapGroupsWithState",
+        "GlobalLimit",
         "Join",
         "TransformWithState",
+        "TransformWithStateInPandas",
         "TransformWithStateInPySpark",
     }
 )
@@ -89,9 +92,11 @@ class LoweredGrouping:
 
     def counted(self, batch_id: int) -> MetricsContainer:
         """After a micro-batch's jobs: its late rows, as the grouping's ``dropped_late``."""
-        late = self.late.value
+        late = dict(self.late.value)  # a straggling task of a micro-batch may still report
         dropped = sum(count for (batch, _), count in late.items() if batch == batch_id)
-        self.late.value = {key: count for key, count in late.items() if key[0] > batch_id}
+        for key in late:
+            if key[0] <= batch_id:
+                self.late.value.pop(key, None)
         metrics = MetricsContainer()
         if dropped:
             metrics.inc(self.label, MetricName("panes", "dropped_late"), dropped)
@@ -151,20 +156,22 @@ def late_filter(aggregation, late):
     as ended before any watermark has passed it."""
     window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
     size, offset = window_fn.size, window_fn.offset
-    # The errors as text: an exception's own pickle may not rebuild it on a worker.
+    # The errors as text: an exception's own pickle may not rebuild it on a worker. A None
+    # time fails every row, as the read's timestamp_fn does; a None value only a row on time,
+    # as a late element never reaches the combiner.
     required = {field: transported(error) for field, error in required_fields(aggregation).items()}
+    time_error = required.pop(aggregation.timestamp_field)
 
     def run(batches):
         import numpy
         from pyspark import TaskContext
 
         context = TaskContext.get()
-        batch_id, watermark = map(int, context.getLocalProperty(BATCH_PROPERTY).split())
+        batch_id, watermark = _batch_of(context)
         dropped = 0
         for batch in batches:
-            for field, error in required.items():
-                if batch.column(field).null_count:
-                    raise TransportedError(error)
+            if batch.column(aggregation.timestamp_field).null_count:
+                raise TransportedError(time_error)
             times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
             ends = times - numpy.mod(times - offset, size) + size
             on_time = ends > watermark
@@ -173,18 +180,37 @@ def late_filter(aggregation, late):
                 batch = batch.filter(on_time)
             if (ends[on_time] <= 0).any():
                 raise TransportedError(transported(_before_1970(label)))
+            for field, error in required.items():
+                if batch.column(field).null_count:
+                    raise TransportedError(error)
             yield batch
         late.add({(batch_id, context.partitionId()): dropped})
 
     return run
 
 
+def _batch_of(context) -> tuple:
+    """``(micro-batch id, watermark)`` as the driver handed them to this task; refused when
+    they are not this micro-batch's (without PySpark's pinned threads the property may land on
+    another JVM thread)."""
+    handed = context.getLocalProperty(BATCH_PROPERTY)
+    running = context.getLocalProperty("streaming.sql.batchId")
+    batch_id, watermark = map(int, handed.split()) if handed else (None, None)
+    if batch_id is None or (running is not None and int(running) != batch_id):
+        raise RuntimeError(
+            f"panes: micro-batch {running} did not get its watermark from the driver "
+            f"(got {handed!r}); Spark's aggregation of panes needs PySpark's pinned threads "
+            "(do not set PYSPARK_PIN_THREAD=false)"
+        )
+    return batch_id, watermark
+
+
 def _before_1970(label: str) -> UserCodeError:
     message = (
         "an event time in a window that ends at or before 1970 cannot go through Spark's "
         "streaming aggregation, whose watermark starts there; give the source a "
-        "timestamp_fn other than operator.itemgetter (e.g. lambda row: row[...]) to run the "
-        "grouping on panes' windowing engine"
+        "timestamp_fn other than operator.itemgetter (e.g. lambda row: row[...]) and a new "
+        "--checkpoint_location to run the grouping on panes' windowing engine"
     )
     return UserCodeError(label, None, ValueError(message))
 

@@ -26,8 +26,9 @@ from panes.window import FixedWindows, SlidingWindows
 SCHEMA = "user string, team string, score long, seconds double"
 # (user, team, score, event time in seconds), a file per micro-batch; the watermark trails the
 # largest time by 5 s. The third file's row at 25 s is behind the watermark (35 s) in a window
-# still open, [20, 40): counted. The fourth's rows at 12 s and 13 s, one key's, are in [0, 20),
-# which has ended: both dropped; the fifth's at 59 s too, the watermark being 61 s by then.
+# still open, [20, 40): counted. The fourth's rows at 11, 12 and 13 s, one key's, are in
+# [0, 20), which has ended: all dropped, the one without a score too (a late element never
+# reaches the combiner); the fifth's at 59 s too, the watermark being 61 s by then.
 # [120, 140) never ends.
 FILES = [
     [("ann", "red", 3, 1.5), ("bob", "blue", 4, 2.0), ("ann", "red", 5, 19.999999)],
@@ -37,6 +38,7 @@ FILES = [
         ("cat", "red", 9, 12.0),
         ("dan", "blue", 6, 41.0),
         ("cat", "red", 2, 13.0),
+        ("cat", "red", "", 11.0),
         ("ann", "red", 2, 66.0),
     ],
     [("ann", "red", 1, 59.0), ("dan", "blue", 8, 130.0)],
@@ -124,7 +126,7 @@ def test_a_column_aggregation_runs_as_sparks_and_gives_the_engines_panes(
     engine, engine_drops, engine_path = run(spark, tmp_path, "engine", windowing, True, monkeypatch)
     assert (lowered_path, engine_path) == (LOWERED, set())
     assert lowered == engine
-    assert lowered_drops == engine_drops == 3
+    assert lowered_drops == engine_drops == 4
     assert [len(lowered[batch]) for batch in sorted(lowered)] == [2, 5, 1]
 
 
@@ -134,7 +136,7 @@ def test_a_restart_resumes_sparks_aggregation_from_the_checkpoint(spark, tmp_pat
     run(spark, tmp_path, "resumed", windowing, False, monkeypatch, files=FILES[:3])
     resumed, dropped, path = run(spark, tmp_path, "resumed", windowing, False, monkeypatch)
     assert resumed == whole
-    assert (dropped, path) == (3, LOWERED)
+    assert (dropped, path) == (4, LOWERED)
 
 
 def test_a_checkpoint_is_not_resumed_on_the_other_path(spark, tmp_path, monkeypatch):
@@ -155,7 +157,7 @@ def test_a_checkpoint_of_the_engine_path_stays_on_it(spark, tmp_path, monkeypatc
     whole, _, _ = run(spark, tmp_path, "whole", windowing, False, monkeypatch)
     run(spark, tmp_path, "resumed", windowing, True, monkeypatch, files=FILES[:3])
     resumed, dropped, path = run(spark, tmp_path, "resumed", windowing, False, monkeypatch)
-    assert (resumed, dropped, path) == (whole, 3, set())
+    assert (resumed, dropped, path) == (whole, 4, set())
 
 
 @pytest.mark.parametrize(
@@ -249,4 +251,4 @@ def test_a_micro_batch_published_before_a_crash_is_run_again_without_publishing(
     last.unlink()
     (commits / f".{last.name}.crc").unlink()
     resumed, dropped, _ = run(spark, tmp_path, "crashed", windowing, False, monkeypatch)
-    assert (resumed, dropped) == (whole, 3)
+    assert (resumed, dropped) == (whole, 4)
