@@ -13,6 +13,7 @@ any file system Spark's own checkpoint may be on.
 
 from __future__ import annotations
 
+import functools
 import json
 import pickle
 import posixpath
@@ -200,13 +201,13 @@ class CheckpointStore:
         self.fs = fs
         self.root = posixpath.join(location, "panes")
         self.commits = posixpath.join(self.root, "commits")
+        self._structure = posixpath.join(self.root, "pipeline.json")
 
     def check_structure(self, ir, lowered=frozenset()) -> None:
         """Records the pipeline's structure on the first run; refuses a different one later."""
-        path = posixpath.join(self.root, "pipeline.json")
         current = structure(ir, lowered)
-        if self.fs.exists(path):
-            found = changes(json.loads(self.fs.read(path)), current)
+        if self._recorded is not None:
+            found = changes(self._recorded, current)
             if found:
                 raise PipelineConstructionError(
                     f"the checkpoint at {posixpath.dirname(self.root)} belongs to a pipeline of "
@@ -214,16 +215,22 @@ class CheckpointStore:
                     f"--checkpoint_location, or undo the change"
                 )
             return
-        self._write(path, json.dumps(current, indent=1, sort_keys=True).encode())
+        self._write(self._structure, json.dumps(current, indent=1, sort_keys=True).encode())
 
     def lowered(self) -> frozenset | None:
         """The groupings the checkpoint's pipeline ran as Spark's aggregation; None for a new
         checkpoint."""
-        path = posixpath.join(self.root, "pipeline.json")
-        if not self.fs.exists(path):
+        if self._recorded is None:
             return None
-        described = json.loads(self.fs.read(path))
-        return frozenset(label for label, entry in described.items() if entry.get("path"))
+        return frozenset(label for label, entry in self._recorded.items() if entry.get("path"))
+
+    @functools.cached_property
+    def _recorded(self) -> dict | None:
+        """The structure the checkpoint's first run recorded (None: a new checkpoint), read
+        once."""
+        if not self.fs.exists(self._structure):
+            return None
+        return json.loads(self.fs.read(self._structure))
 
     def layout(self, partitions: int, buckets_per_partition: int) -> tuple:
         """``(state partitions, key buckets)``: from ``partitions`` on the first run, what the

@@ -114,7 +114,8 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
 
     heartbeat = bool(unbounded) and _waits_on_processing_time(ir)
     if lowered is not None:
-        frames, stages = [], []
+        log.debug("panes: '%s' runs as Spark's streaming aggregation", lowered.label)
+        rows, stages = lowered.rows(ir_json, buckets), []
     elif unbounded:
         frames = [
             ingested(unbounded_frame(spark, node, options), unbounded_decoder(node))
@@ -140,10 +141,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         timeline = StaticTimeline(
             inputs.steps, {pc: inputs.watermarks(pc) for pc in sourced}, inputs.clock.events
         )
-    if lowered is not None:
-        log.debug("panes: '%s' runs as Spark's streaming aggregation", lowered.label)
-        rows = lowered.rows(ir_json, buckets)
-    else:
+    if lowered is None:
         rows = functools.reduce(lambda left, right: left.union(right), frames)
         # Rows routed to TICK only carry the watermark column: a filter here would be pushed
         # below the watermark and drop them before Spark sees it, so the stages after ignore
