@@ -36,7 +36,7 @@ from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.lowering import result_columns, row_maker
 from panes.runners.spark.metrics import PerPartition
 from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
-from panes.runners.spark.streaming.sources import BATCH_COLUMN, batch_step
+from panes.runners.spark.streaming.sources import BATCH_COLUMN, batch_step, plan_operators
 from panes.timestamp import MIN_MICROS
 from panes.window import interval_window, windowed_value
 from panes.windowing.batch import BATCH_PANE
@@ -138,14 +138,7 @@ def lowered_grouping(ir, unbounded: list, first: list, tail: list):
 def _stateful(frame) -> bool:
     """Whether a streaming DataFrame keeps state of its own: what follows it would then go by
     its operators' watermark, not the micro-batch's."""
-    nodes = [frame._jdf.queryExecution().analyzed()]
-    while nodes:
-        node = nodes.pop()
-        if node.nodeName() in _STATEFUL:
-            return True
-        children = node.children()
-        nodes.extend(children.apply(index) for index in range(children.size()))
-    return False
+    return not _STATEFUL.isdisjoint(plan_operators(frame))
 
 
 def late_filter(aggregation, late):

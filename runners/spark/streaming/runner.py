@@ -15,9 +15,10 @@ import contextlib
 import functools
 import logging
 import posixpath
+import re
 import tempfile
 
-from panes.errors import PipelineConstructionError
+from panes.errors import PipelineConstructionError, ValidationError
 from panes.ir import to_json, triggers
 from panes.ir.windowing import CountWindows, GlobalWindows
 from panes.runners.keyed import GROUPINGS, is_keyed, waits_on_processing_time
@@ -44,6 +45,7 @@ from panes.runners.spark.streaming.sinks import (
     file_outputs,
 )
 from panes.runners.spark.streaming.sources import (
+    check_dataframes,
     dataframe_session,
     heartbeat_frame,
     is_unbounded,
@@ -74,6 +76,11 @@ AVAILABLE_NOW = "available_now"
 # The trigger interval of a pipeline that reads a heartbeat (``sources.heartbeat_frame``) and
 # sets none: how late, at most, a processing-time timer fires beyond a micro-batch's duration.
 HEARTBEAT_INTERVAL = "1 second"
+_SECONDS = re.compile(r"\d+(\.\d+)?")
+_SPARK_INTERVAL = re.compile(
+    r"(interval\s+)?(\d+(\.\d+)?\s+(week|day|hour|minute|second|millisecond|microsecond)s?\s*)+",
+    re.IGNORECASE,
+)
 # Key buckets per partition of the state: Spark calls an operator once per bucket, so fewer
 # buckets mean fewer calls, and more mean smaller wake-up tables per bucket.
 KEY_BUCKETS_PER_PARTITION = 16
@@ -87,6 +94,9 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     check_side_inputs(ir, bool(unbounded))
     if unbounded:
         check_groupings(ir, allow_unsafe_triggers=bool(options.allow_unsafe_triggers))
+        check_dataframes(unbounded)
+    heartbeat = bool(unbounded) and _waits_on_processing_time(ir)
+    trigger = _trigger(options, bounded=not unbounded, heartbeat=heartbeat)
     first, tail, downstream = layers(ir)
     location = _checkpoint_location(options, sinks)
     levels = worker_log_levels(options)
@@ -112,7 +122,6 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     def ingested(frame, decoder):
         return frame.mapInArrow(ingest(ir_json, decoder, buckets, tail_ids), INGEST_DDL)
 
-    heartbeat = bool(unbounded) and _waits_on_processing_time(ir)
     if lowered is not None:
         log.debug("panes: '%s' runs as Spark's streaming aggregation", lowered.label)
         rows, stages = lowered.rows(ir_json, buckets), []
@@ -168,7 +177,6 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         .queryName(label)
         .option("checkpointLocation", location)
     )
-    trigger = _trigger(options, bounded=not unbounded, heartbeat=heartbeat)
     if trigger:
         writer = writer.trigger(**trigger)
     # The query runs on its DataFrame's session: a user's streaming DataFrame may come from
@@ -320,13 +328,24 @@ def _trigger(options, bounded: bool, heartbeat: bool) -> dict:
     interval = options.trigger_interval
     if bounded or interval == AVAILABLE_NOW:
         return {"availableNow": True}
-    if interval is None and heartbeat:
-        interval = HEARTBEAT_INTERVAL
     if interval is None:
-        return {}
-    if isinstance(interval, (int, float)):
-        interval = f"{interval} seconds"
-    return {"processingTime": str(interval)}
+        return {"processingTime": HEARTBEAT_INTERVAL} if heartbeat else {}
+    return {"processingTime": spark_interval(interval)}
+
+
+def spark_interval(interval) -> str:
+    """``--trigger_interval`` as Spark's ``processingTime`` takes it: a number of seconds (also
+    as text, as a command line gives it) or a Spark interval of weeks to microseconds; a clear
+    error for anything else, before Spark starts the query."""
+    text = str(interval).strip()
+    if _SECONDS.fullmatch(text):
+        return f"{text} seconds"
+    if _SPARK_INTERVAL.fullmatch(text):
+        return text
+    raise ValidationError(
+        f"--trigger_interval {interval!r}: give seconds (e.g. 10), a Spark interval (e.g. "
+        f"'1 minute', '500 milliseconds'), or {AVAILABLE_NOW}"
+    )
 
 
 def _configure(options) -> None:

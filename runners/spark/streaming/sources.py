@@ -58,6 +58,33 @@ def is_unbounded(node) -> bool:
     return isinstance(source, DataFrameSource) and source.dataframe.isStreaming
 
 
+def check_dataframes(nodes) -> None:
+    """A clear error for a streaming DataFrame with its own ``withWatermark``: panes keeps the
+    query's watermark from the read's strategy, and Spark refuses a second one once it moves."""
+    for node in nodes:
+        source = lift(node.payload)["source"]
+        if isinstance(source, DataFrameSource) and "EventTimeWatermark" in plan_operators(
+            source.dataframe
+        ):
+            raise PipelineConstructionError(
+                f"'{node.id}' reads a DataFrame with its own withWatermark, which Spark would "
+                f"refuse beside the watermark panes keeps; drop withWatermark from the "
+                f"DataFrame and give the read the watermark: "
+                f".with_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(...))"
+            )
+
+
+def plan_operators(frame) -> set:
+    """The names of the logical operators of ``frame``'s analyzed plan."""
+    names, nodes = set(), [frame._jdf.queryExecution().analyzed()]
+    while nodes:
+        node = nodes.pop()
+        names.add(node.nodeName())
+        children = node.children()
+        nodes.extend(children.apply(index) for index in range(children.size()))
+    return names
+
+
 def dataframe_session(nodes):
     """The session of the first DataFrame the unbounded sources ``nodes`` read, or None: the
     query runs on that session, which need not be the active one."""

@@ -1,18 +1,21 @@
 """What the streaming runner refuses before it starts anything, with an error that names the
 transform and the way out: among it what would wait for good on unbounded input."""
 
+import operator
 import sys
 from pathlib import Path
 
 import pytest
 
 import panes as beam
-from panes.errors import PipelineConstructionError
+from panes.errors import PipelineConstructionError, ValidationError
 from panes.io.base import Sink, Write
-from panes.io.text import ReadFromText
-from panes.runners.spark.streaming.runner import check_groupings
+from panes.io.text import ReadFromText, WriteToText
+from panes.runners.spark.streaming.runner import check_groupings, spark_interval
+from panes.runners.spark.streaming.sources import ReadFromSpark
 from panes.trigger import AccumulationMode, AfterProcessingTime, Repeatedly
-from panes.window import GlobalWindows
+from panes.watermark import WatermarkStrategy
+from panes.window import FixedWindows, GlobalWindows
 
 sys.path.insert(0, str(Path(__file__).parent))
 import streaming_files_pipeline as files_pipeline  # noqa: E402
@@ -99,3 +102,60 @@ def test_allow_unsafe_triggers_lets_such_a_grouping_run_with_a_warning(tmp_path,
     check_groupings(p.to_ir(), allow_unsafe_triggers=True)
     assert "'Count' groups unbounded input in the global window" in caplog.text
     assert "allowed by --allow_unsafe_triggers" in caplog.text
+
+
+def test_a_dataframe_with_its_own_watermark_is_refused(spark, tmp_path):
+    """Spark refuses a second watermark once the query's moves: panes refuses it first."""
+    rate = spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
+    p = beam.Pipeline(
+        runner="spark",
+        options={"streaming": True, "checkpoint_location": str(tmp_path / "checkpoint")},
+    )
+    (
+        p
+        | "Rates"
+        >> ReadFromSpark(rate).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(1),
+            timestamp_fn=operator.itemgetter("timestamp"),
+        )
+        | beam.WindowInto(FixedWindows(10))
+        | beam.GroupBy("value").aggregate_field("value", sum, "total")
+        | WriteToText(str(tmp_path / "out"))
+    )
+    with pytest.raises(PipelineConstructionError, match="'Rates' reads a DataFrame with its own"):
+        p.run()
+    assert not (tmp_path / "checkpoint").exists()
+
+
+@pytest.mark.parametrize(
+    ("interval", "millis"),
+    [
+        ("10", 10_000),  # as a command line gives it
+        (10, 10_000),
+        (2.5, 2_500),
+        ("1.5 seconds", 1_500),
+        ("500 milliseconds", 500),
+        ("interval 1 minute", 60_000),
+        ("1 hour 30 minutes", 5_400_000),
+        ("1 MINUTE", 60_000),
+    ],
+)
+def test_a_trigger_interval_is_seconds_or_a_spark_interval(spark, interval, millis):
+    processing_time = spark._jvm.org.apache.spark.sql.streaming.Trigger.ProcessingTime
+    assert processing_time(spark_interval(interval)).intervalMs() == millis
+
+
+@pytest.mark.parametrize("interval", ["1 min", "10s", "1 month", "-1", "soon"])
+def test_a_trigger_interval_spark_would_not_read_is_refused_before_it_starts(tmp_path, interval):
+    p = beam.Pipeline(
+        runner="spark",
+        options={
+            "streaming": True,
+            "checkpoint_location": str(tmp_path / "checkpoint"),
+            "trigger_interval": interval,
+        },
+    )
+    p | ReadFromText(str(tmp_path / "*.txt")) | WriteToText(str(tmp_path / "out"))
+    with pytest.raises(ValidationError, match=f"--trigger_interval '{interval}': give seconds"):
+        p.run()
+    assert not (tmp_path / "checkpoint").exists()
