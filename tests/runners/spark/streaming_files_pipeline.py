@@ -7,14 +7,20 @@ key, window, timing and index, so a duplicated or lost pane shows in the output.
 per key and 10 s window, a stateful DoFn buffers values in a bag until an event-time timer
 2 s after the latest one (kept in a value cell) fires, and ``GroupIntoBatches(3)`` batches
 them, so state and pending timers must survive restarts too. Each line is the same whatever
-the order of a micro-batch's elements, which Spark's packing of files into partitions sets."""
+the order of a micro-batch's elements, which Spark's packing of files into partitions sets.
+
+With ``lowered`` the driver runs instead the sums that panes runs as Spark's own streaming
+aggregation: the files as a streaming DataFrame, the default trigger, no lateness."""
 
 import json
+import operator
 import os
 import sys
 
 import panes as beam
 from panes.io.text import ReadFromText, WriteToText
+from panes.runners.spark.session import start_session
+from panes.runners.spark.streaming.sources import ReadFromSpark
 from panes.transforms.timeutil import TimeDomain
 from panes.transforms.userstate import BagStateSpec, ReadModifyWriteStateSpec, TimerSpec, on_timer
 from panes.transforms.util import GroupIntoBatches
@@ -115,15 +121,39 @@ def build(
     unwindowed | beam.Flatten() | "Write" >> WriteToText(output_prefix)
 
 
-def main(options: dict, directory: str, output_prefix: str, fixed=False):
-    pipeline = beam.Pipeline(
-        runner="spark", options={"streaming": True, "max_files_per_trigger": 1, **options}
+def build_lowered(pipeline, frame, output_prefix, window_seconds=10):
+    (
+        pipeline
+        | "Read"
+        >> ReadFromSpark(frame).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(3),
+            timestamp_fn=operator.itemgetter("seconds"),
+        )
+        | beam.WindowInto(FixedWindows(window_seconds))
+        | "Sum" >> beam.GroupBy("key").aggregate_field("value", sum, "total")
+        | "Describe" >> beam.Map(lambda row: (row["key"], row["total"]))
+        | "DescribePane" >> beam.ParDo(DescribePane())
+        | "Write" >> WriteToText(output_prefix)
     )
-    build(pipeline, directory, output_prefix, fixed=fixed)
+
+
+def main(options: dict, directory: str, output_prefix: str, fixed=False, lowered=False):
+    options = {"streaming": True, "max_files_per_trigger": 1, **options}
+    pipeline = beam.Pipeline(runner="spark", options=options)
+    if lowered:
+        spark = start_session(options.get("spark_master"), conf=options.get("spark_conf"))
+        frame = (
+            spark.readStream.schema("key string, value long, seconds long")
+            .option("maxFilesPerTrigger", 1)
+            .csv(directory)
+        )
+        build_lowered(pipeline, frame, output_prefix)
+    else:
+        build(pipeline, directory, output_prefix, fixed=fixed)
     result = pipeline.run()
     result.wait_until_finish()
     return result
 
 
 if __name__ == "__main__":
-    main(json.loads(sys.argv[1]), sys.argv[2], sys.argv[3])
+    main(json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], lowered=sys.argv[4:] == ["lowered"])

@@ -60,9 +60,10 @@ def outputs(prefix: Path) -> Counter:
     )
 
 
-def reference(tmp_path: Path, bad_line_in=None, batches=None) -> Counter:
+def reference(tmp_path: Path, bad_line_in=None, batches=None, lowered=False) -> Counter:
     """The output of one uninterrupted run over all files, a micro-batch per file, or per
-    group of files in ``batches`` (each group's lines written as one file)."""
+    group of files in ``batches`` (each group's lines written as one file); ``lowered``: of
+    the driver's pipeline that runs as Spark's aggregation."""
     batches = batches or [[index] for index in range(FILES)]
     write_files(tmp_path / "files", range(FILES), bad_line_in)
     (tmp_path / "all").mkdir()
@@ -78,6 +79,7 @@ def reference(tmp_path: Path, bad_line_in=None, batches=None) -> Counter:
         str(tmp_path / "all"),
         str(tmp_path / "all-out" / "panes"),
         fixed=True,
+        lowered=lowered,
     )
     return outputs(tmp_path / "all-out" / "panes")
 
@@ -202,7 +204,7 @@ def test_a_failing_user_function_stops_the_query_and_a_fixed_restart_resumes(tmp
     assert outputs(tmp_path / "out" / "panes") == expected
 
 
-def _driver(tmp_path: Path, options: dict, env: dict, place=str) -> subprocess.Popen:
+def _driver(tmp_path: Path, options: dict, env: dict, place=str, lowered=False) -> subprocess.Popen:
     """A driver process reading ``tmp_path/in`` and writing ``tmp_path/out/panes``, named by
     ``place`` (a local path, or a URI of a Hadoop scheme)."""
     log = open(tmp_path / "driver.log", "ab")
@@ -213,6 +215,7 @@ def _driver(tmp_path: Path, options: dict, env: dict, place=str) -> subprocess.P
             json.dumps(options),
             place(tmp_path / "in"),
             place(tmp_path / "out" / "panes"),
+            *(["lowered"] if lowered else []),
         ],
         env=env,
         stdout=log,
@@ -232,11 +235,14 @@ def _planned(checkpoint: Path) -> int:
     return len(list((checkpoint / "offsets").glob("[0-9]*")))
 
 
-def kill_and_restart(tmp_path: Path, master: str, env: dict, place=str, spark_conf=None) -> None:
+def kill_and_restart(
+    tmp_path: Path, master: str, env: dict, place=str, spark_conf=None, lowered=False
+) -> None:
     """Files arrive one by one while the driver is killed at several points — each a moment
     after it planned a micro-batch, so mostly while it runs — and restarted; a last run drains
     what is left. The output must be that of an uninterrupted run over the same micro-batches,
-    each file read once. The drivers name the input, output and checkpoint by ``place``."""
+    each file read once. The drivers name the input, output and checkpoint by ``place``;
+    ``lowered``: they run the pipeline that panes runs as Spark's aggregation."""
     checkpoint = tmp_path / "checkpoint"
     options = {
         "checkpoint_location": place(checkpoint),
@@ -245,7 +251,7 @@ def kill_and_restart(tmp_path: Path, master: str, env: dict, place=str, spark_co
         "spark_conf": spark_conf or {},
     }
     kill_after = {1: 0.5, 4: 2.0, 6: 4.0}  # file index -> seconds after a new micro-batch
-    driver = _driver(tmp_path, options, env, place)
+    driver = _driver(tmp_path, options, env, place, lowered)
     try:
         for index in range(FILES):
             planned = _planned(checkpoint)
@@ -256,17 +262,18 @@ def kill_and_restart(tmp_path: Path, master: str, env: dict, place=str, spark_co
                     time.sleep(0.2)
                 time.sleep(kill_after[index])
                 _kill(driver)
-                driver = _driver(tmp_path, options, env, place)
+                driver = _driver(tmp_path, options, env, place, lowered)
             else:
                 time.sleep(3)
     finally:
         _kill(driver)
     assert outputs(tmp_path / "out" / "panes"), "the killed drivers published nothing"
-    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"}, env, place)
+    drain = _driver(tmp_path, {**options, "trigger_interval": "available_now"}, env, place, lowered)
     assert drain.wait(timeout=600) == 0, (tmp_path / "driver.log").read_text()[-3000:]
     batches = planned_batches(checkpoint)
     assert sorted(index for batch in batches for index in batch) == list(range(FILES))
-    assert outputs(tmp_path / "out" / "panes") == reference(tmp_path, batches=batches)
+    expected = reference(tmp_path, batches=batches, lowered=lowered)
+    assert outputs(tmp_path / "out" / "panes") == expected
 
 
 @pytest.mark.slow
@@ -279,13 +286,28 @@ def test_sigkill_of_the_driver_loses_and_duplicates_nothing_locally(tmp_path, sp
 
 
 @pytest.mark.slow
+def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_sparks_aggregation(tmp_path, spark):
+    """The same for a pipeline panes runs as Spark's streaming aggregation, whose state is
+    Spark's own and whose late rows panes drops by each micro-batch's watermark."""
+    kill_and_restart(
+        tmp_path,
+        "local[2]",
+        {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable},
+        lowered=True,
+    )
+    assert "spark-aggregation" in (tmp_path / "checkpoint" / "panes" / "pipeline.json").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lowered", [False, True], ids=["engine", "sparks aggregation"])
 def test_sigkill_of_the_driver_loses_and_duplicates_nothing_on_a_standalone_cluster(
-    tmp_path, spark, cluster
+    tmp_path, spark, cluster, lowered
 ):
     """On the cluster the input, the outputs and the checkpoint are URIs of a Hadoop scheme,
-    which only Spark's readers and writers and panes' Hadoop calls can serve."""
+    which only Spark's readers and writers and panes' Hadoop calls can serve; the executors
+    of Spark's aggregation get each micro-batch's watermark from the driver."""
     kill_and_restart(
-        tmp_path, cluster.url, cluster.env, hadoop_scheme.uri, hadoop_scheme.SPARK_CONF
+        tmp_path, cluster.url, cluster.env, hadoop_scheme.uri, hadoop_scheme.SPARK_CONF, lowered
     )
 
 
