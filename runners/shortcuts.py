@@ -5,9 +5,10 @@ Two shortcuts give the same panes faster where the IR proves them equal, each ch
 the engine path (``tests/runners/test_shortcuts.py`` by property tests; the streaming chain by
 ``tests/runners/spark/test_streaming_lowered.py``):
 
-* ``BATCH`` — the default trigger and no evictor over Beam-batch input (all elements at one
-  step, then the watermark straight to +inf): one pane per key and window, straight from
-  accumulators (``panes.windowing.batch``); on Spark with a map-side combine.
+* ``BATCH`` — the default trigger (or ``AfterWatermark()`` alone) and no evictor over
+  Beam-batch input (all elements at one step, then the watermark straight to +inf): one pane
+  per key and window, straight from accumulators (``panes.windowing.batch``); on Spark with a
+  map-side combine.
 * ``SQL`` — on a runner with a Spark SQL lowering, this chain, each collection read by the next
   node only: a Parquet or DataFrame source read in place as Beam batch → ``WithTimestampField``
   → ``WindowInto`` (fixed, sliding or session windows, batch windowing, end-of-window

@@ -7,7 +7,8 @@ chain:
 
     read (Parquet or DataFrame, in place, Beam batch: no watermark strategy)
     -> WithTimestampField          (par_do of TimestampFromField)
-    -> WindowInto                  (FixedWindows, SlidingWindows or Sessions; default trigger,
+    -> WindowInto                  (FixedWindows, SlidingWindows or Sessions; default trigger
+                                    or AfterWatermark() alone,
                                     end-of-window timestamps, no evictor)
     -> GroupBy(...).aggregate_field(...)   (its KeyByFields par_do, AggregateFields
                                             combine_per_key and ToRows par_do)

@@ -1,4 +1,5 @@
-"""Grouping bounded input under the default trigger, without the trigger machinery.
+"""Grouping bounded input under the default trigger (or ``AfterWatermark()`` alone), without
+the trigger machinery.
 
 When all input arrives as one bundle and the watermark then jumps to +inf (Beam batch), a
 default-trigger grouping emits exactly one pane per key and (merged) window, the same for every
@@ -31,11 +32,19 @@ from panes.windowing.strategy import effective_windowing
 
 
 def is_batch_exact(strategy) -> bool:
-    """Whether a grouping under ``strategy`` may use this module for bounded, batch input."""
+    """Whether a grouping under ``strategy`` may use this module for bounded, batch input: under
+    the default trigger, or ``AfterWatermark()`` alone, both firing once on such input, on time
+    and final, as the watermark jumps past every window's end."""
     effective = effective_windowing(strategy)
-    return isinstance(effective.trigger, triggers.Default) and effective.evictor is None
+    on_time_only = effective.trigger == _ON_TIME_ONLY and (
+        window_fn_kinds.kind_of(strategy.window_fn).implied is None
+    )
+    return (
+        isinstance(effective.trigger, triggers.Default) or on_time_only
+    ) and effective.evictor is None
 
 
+_ON_TIME_ONLY = triggers.AfterEndOfWindow()
 # The watermark's jump from -inf to +inf passes every window's end and garbage-collection time at
 # once: the engine activates each window once, for garbage collection, so its one pane is final;
 # the window's hold (and its end-of-window timer) keep the output watermark at or before its

@@ -15,6 +15,7 @@ from panes.testing import TestStream, materialize
 from panes.transforms.combiners import CountFn, MeanFn
 from panes.trigger import AfterCount, AfterWatermark
 from panes.window import (
+    CountWindows,
     FixedWindows,
     GlobalWindows,
     Sessions,
@@ -26,21 +27,28 @@ from panes.window import (
 COMBINERS = [None, sum, CountFn(), MeanFn()]  # None: GroupByKey
 
 elements = st.lists(st.tuples(st.sampled_from("abc"), st.integers(-3, 9), seconds), max_size=30)
+# The triggers that fire once on batch input: the default, and AfterWatermark() alone.
+BATCH_TRIGGERS = [None, AfterWatermark()]
 groupings = st.tuples(
     st.sampled_from(BATCH_WINDOW_FNS),
     st.sampled_from(COMBINERS),
     st.sampled_from(list(TimestampCombiner)),
     st.sampled_from([0, 5]),
+    st.sampled_from(BATCH_TRIGGERS),
 )
 
 
 def grouped(p, records, grouping):
-    window_fn, combine, timestamp_combiner, lateness = grouping
+    window_fn, combine, timestamp_combiner, lateness, trigger = grouping
     windowed = (
         p
         | beam.Create([TimestampedValue((key, value), t) for key, value, t in records])
         | beam.WindowInto(
-            window_fn, timestamp_combiner=timestamp_combiner, allowed_lateness=lateness
+            window_fn,
+            trigger=trigger,
+            timestamp_combiner=timestamp_combiner,
+            allowed_lateness=lateness,
+            allow_unsafe_triggers=True,  # AfterWatermark() with lateness: safe on batch input
         )
     )
     return windowed | (beam.GroupByKey() if combine is None else beam.CombinePerKey(combine))
@@ -89,8 +97,11 @@ def decided(build, **kwargs) -> dict:
     }
 
 
-def test_the_default_trigger_over_batch_input_takes_the_batch_path():
-    build = lambda p: grouped(p, [("a", 1, 1)], (FixedWindows(10), sum, None, 0))  # noqa: E731
+@pytest.mark.parametrize("trigger", BATCH_TRIGGERS, ids=["default", "AfterWatermark()"])
+def test_a_trigger_that_fires_once_over_batch_input_takes_the_batch_path(trigger):
+    def build(p):
+        return grouped(p, [("a", 1, 1)], (FixedWindows(10), sum, None, 0, trigger))
+
     p = beam.Pipeline()
     build(p)
     ir = p.to_ir()
@@ -105,6 +116,20 @@ def test_another_trigger_takes_the_engine_path_even_over_batch_input():
             p
             | beam.Create([("a", 1)])
             | beam.WindowInto(GlobalWindows(), trigger=AfterWatermark(early=AfterCount(1)))
+            | beam.CombinePerKey(sum)
+        )
+
+    assert set(decided(build, batch_end=10).values()) == {ENGINE}
+
+
+def test_count_windows_under_after_watermark_take_the_engine_path():
+    """Count windows imply their own trigger only in place of the default one."""
+
+    def build(p):
+        return (
+            p
+            | beam.Create([("a", 1)])
+            | beam.WindowInto(CountWindows(2), trigger=AfterWatermark())
             | beam.CombinePerKey(sum)
         )
 
@@ -196,8 +221,15 @@ SQL_WINDOW_FNS = [FixedWindows(10), FixedWindows(10, offset=3), SlidingWindows(1
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(rows, st.sampled_from(SQL_WINDOW_FNS), st.sampled_from([sum, min, max, CountFn(), MeanFn()]))
-def test_the_sql_path_gives_the_engine_paths_panes(spark, monkeypatch, records, window_fn, combine):
+@given(
+    rows,
+    st.sampled_from(SQL_WINDOW_FNS),
+    st.sampled_from([sum, min, max, CountFn(), MeanFn()]),
+    st.sampled_from(BATCH_TRIGGERS),
+)
+def test_the_sql_path_gives_the_engine_paths_panes(
+    spark, monkeypatch, records, window_fn, combine, trigger
+):
     import panes.runners.spark.runner as spark_runner
     from panes.runners.spark.dataframe import ReadFromDataFrame
     from panes.runners.spark.lowering import lower_aggregations
@@ -209,7 +241,7 @@ def test_the_sql_path_gives_the_engine_paths_panes(spark, monkeypatch, records, 
             p
             | ReadFromDataFrame(frame)
             | beam.WithTimestampField("seconds")
-            | beam.WindowInto(window_fn)
+            | beam.WindowInto(window_fn, trigger=trigger)
             | beam.GroupBy("key").aggregate_field("value", combine, "out")
         )
 

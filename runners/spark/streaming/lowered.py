@@ -1,7 +1,7 @@
 """A streaming pipeline whose one grouping is a lowerable chain (``panes.runners.shortcuts``:
 a streaming DataFrame with its event time in a field → fixed windows with the default trigger
-and no allowed lateness → ``GroupBy(...).aggregate_field(...)``) runs it as Spark's own
-streaming aggregation, in the JVM, with state per key and window:
+(or ``AfterWatermark()`` alone) and no allowed lateness → ``GroupBy(...).aggregate_field(...)``)
+runs it as Spark's own streaming aggregation, in the JVM, with state per key and window:
 
     source ─▶ select (fields, event time) ─▶ mapInArrow (late rows out, counted) ─▶
     withWatermark ─▶ groupBy(keys, window).agg (append mode) ─▶

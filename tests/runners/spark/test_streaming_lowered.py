@@ -130,6 +130,24 @@ def test_a_column_aggregation_runs_as_sparks_and_gives_the_engines_panes(
     assert [len(lowered[batch]) for batch in sorted(lowered)] == [2, 5, 1]
 
 
+def test_after_watermark_alone_runs_as_sparks_aggregation_and_gives_the_engines_panes(
+    spark, tmp_path, monkeypatch
+):
+    """Without allowed lateness ``AfterWatermark()`` fires as the default trigger does: once, on
+    time and final."""
+    windowing = beam.WindowInto(FixedWindows(20), trigger=AfterWatermark())
+    lowered, lowered_drops, lowered_path = run(
+        spark, tmp_path, "lowered", windowing, False, monkeypatch
+    )
+    engine, engine_drops, engine_path = run(spark, tmp_path, "engine", windowing, True, monkeypatch)
+    assert (lowered_path, engine_path) == (LOWERED, set())
+    assert (lowered, lowered_drops) == (engine, engine_drops)
+    default, _, _ = run(
+        spark, tmp_path, "default", beam.WindowInto(FixedWindows(20)), False, monkeypatch
+    )
+    assert lowered == default
+
+
 def test_a_restart_resumes_sparks_aggregation_from_the_checkpoint(spark, tmp_path, monkeypatch):
     windowing = beam.WindowInto(FixedWindows(20))
     whole, _, _ = run(spark, tmp_path, "whole", windowing, False, monkeypatch)
@@ -165,6 +183,11 @@ def test_a_checkpoint_of_the_engine_path_stays_on_it(spark, tmp_path, monkeypatc
     [
         (beam.WindowInto(FixedWindows(20)), operator.itemgetter("seconds"), True),
         (
+            beam.WindowInto(FixedWindows(20), trigger=AfterWatermark()),
+            operator.itemgetter("seconds"),
+            True,
+        ),
+        (
             beam.WindowInto(FixedWindows(20), allowed_lateness=10),
             operator.itemgetter("seconds"),
             False,
@@ -178,7 +201,15 @@ def test_a_checkpoint_of_the_engine_path_stays_on_it(spark, tmp_path, monkeypatc
         (beam.WindowInto(FixedWindows(20)), lambda row: row["seconds"], False),
         (beam.WindowInto(FixedWindows(20)), operator.itemgetter("seconds", "user"), False),
     ],
-    ids=["fixed", "allowed-lateness", "sliding", "early-firings", "a-lambda", "two-fields"],
+    ids=[
+        "fixed",
+        "after-watermark",
+        "allowed-lateness",
+        "sliding",
+        "early-firings",
+        "a-lambda",
+        "two-fields",
+    ],
 )
 @pytest.mark.parametrize("deduplicated", [False, True], ids=["", "deduplicated-frame"])
 def test_only_what_sparks_aggregation_reproduces_is_lowered(
