@@ -198,10 +198,11 @@ def _sole_producer(pipeline, node, kind):
 
 
 def _streaming_windowing(strategy) -> bool:
-    """Fixed windows, one on-time pane each and nothing after: Spark's append mode emits a
-    window once the watermark passes its end, and drops rows of windows that have ended."""
+    """Fixed or sliding windows, one on-time pane each and nothing after: Spark's append mode
+    emits a window once the watermark passes its end, and drops rows of windows that have
+    ended."""
     return (
-        isinstance(strategy.window_fn, ir.FixedWindows)
+        isinstance(strategy.window_fn, (ir.FixedWindows, ir.SlidingWindows))
         and strategy.allowed_lateness == 0
         and _lowerable_windowing(strategy)
     )

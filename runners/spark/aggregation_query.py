@@ -66,8 +66,7 @@ def build_query(aggregation, session, exact: bool = False):
         window = F.session_window(time, f"{window_fn.gap_size - 1} microseconds")
         end_shift = 1
     else:
-        period = window_fn.size if isinstance(window_fn, ir.FixedWindows) else window_fn.period
-        window = _window(time, window_fn.size, period, window_fn.offset)
+        window = _window(time, window_fn.size, period_of(window_fn), window_fn.offset)
         end_shift = 0
     return (
         frame.groupBy(*keys, window.alias("window"))
@@ -84,7 +83,7 @@ def build_query(aggregation, session, exact: bool = False):
 
 def build_streaming_query(aggregation, frame, delay: int, late_filter):
     """The lowered aggregation of a streaming DataFrame (``shortcuts``' streaming chain), with
-    columns ``key0..``, ``start``, ``end`` and ``aggregate0..``: each fixed window's row once
+    columns ``key0..``, ``start``, ``end`` and ``aggregate0..``: each window's row once
     Spark's watermark — the largest event time less ``delay`` micros, as the source's strategy
     gives it — passes the window's end; or None as for ``build_query``. ``late_filter`` takes
     the fields and the event time in micros (``EVENT_MICROS``) before they are grouped, and
@@ -105,7 +104,7 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
         *map(_column, fields), _event_micros(aggregation, types, unchecked).alias(EVENT_MICROS)
     )
     kept = late_filter(timed).withColumn(EVENT_TIME, F.timestamp_micros(EVENT_MICROS))
-    window = _window(F.col(EVENT_TIME), window_fn.size, window_fn.size, window_fn.offset)
+    window = _window(F.col(EVENT_TIME), window_fn.size, period_of(window_fn), window_fn.offset)
     return (
         kept.withWatermark(EVENT_TIME, f"{delay // 1000} milliseconds")
         .groupBy(*keys, window.alias("window"))
@@ -183,6 +182,11 @@ def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, r
         .agg(*combined, F.min("first").alias("first"))
         .select(*key_names, "start", (F.col("start") + size).alias("end"), *results, "first")
     )
+
+
+def period_of(window_fn) -> int:
+    """How far apart fixed or sliding windows start."""
+    return window_fn.size if isinstance(window_fn, ir.FixedWindows) else window_fn.period
 
 
 def _window(time, size: int, period: int, offset: int):

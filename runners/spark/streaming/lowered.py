@@ -1,20 +1,23 @@
 """A streaming pipeline whose one grouping is a lowerable chain (``panes.runners.shortcuts``:
-a streaming DataFrame with its event time in a field → fixed windows with the default trigger
-(or ``AfterWatermark()`` alone) and no allowed lateness → ``GroupBy(...).aggregate_field(...)``)
-runs it as Spark's own streaming aggregation, in the JVM, with state per key and window:
+a streaming DataFrame with its event time in a field → fixed or sliding windows with the
+default trigger (or ``AfterWatermark()`` alone) and no allowed lateness →
+``GroupBy(...).aggregate_field(...)``) runs it as Spark's own streaming aggregation, in the
+JVM, with state per key and window:
 
-    source ─▶ select (fields, event time) ─▶ mapInArrow (late rows out, counted) ─▶
+    source ─▶ select (fields, event time) ─▶ mapInArrow (late rows counted, out) ─▶
     withWatermark ─▶ groupBy(keys, window).agg (append mode) ─▶
     mapInArrow (each window's row through the transforms after the chain) ─▶ foreachBatch (sinks)
 
 It gives the engine's panes. The engine path's watermark is Spark's: the largest event time so
 far less the strategy's delay, in whole milliseconds, as ``withWatermark`` keeps it, and a
 window's one pane, on time and final, comes out in the micro-batch whose watermark passes its
-end. A row is late once its window has ended by the watermark of the micro-batch that reads
-it (``BatchClocks``). Spark judges late rows after its partial aggregation and, with several
-stateful operators allowed, by the micro-batch before's watermark, so the rows are judged
-before they reach it (``late_filter``), by the micro-batch's watermark, which the driver hands
-its tasks; each is counted as the engine counts it (``dropped_late``).
+end. A row is late for a window once the window has ended by the watermark of the micro-batch
+that reads it (``BatchClocks``). Spark judges late rows after its partial aggregation, so it
+counts groups, not rows, and, with several stateful operators allowed, by the micro-batch
+before's watermark. So the query allows one (``SETTINGS``), and Spark drops by the
+micro-batch's watermark; before the grouping, panes counts each row's ended windows by that
+same watermark, which the driver hands its tasks, as the engine counts them
+(``dropped_late``), and takes out the rows left in no window (``late_filter``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from panes.runners.shortcuts import sql_aggregation
 from panes.runners.spark.aggregation_query import (
     EVENT_MICROS,
     build_streaming_query,
+    period_of,
     required_fields,
 )
 from panes.runners.spark.errors import TransportedError, transported
@@ -43,6 +47,10 @@ from panes.windowing.batch import BATCH_PANE
 
 # The local property that tells a micro-batch's tasks its id and watermark (micros).
 BATCH_PROPERTY = "panes.lowered_batch"
+# The settings the query runs with: Spark judges late rows by the micro-batch's watermark, as
+# the engine does, not by the micro-batch before's (which it does when a query may have several
+# stateful operators; this query has one).
+SETTINGS = {"spark.sql.streaming.statefulOperator.allowMultiple": "false"}
 # Spark's logical operators that keep state in a streaming query (a join, conservatively, even
 # with a static side).
 _STATEFUL = frozenset(
@@ -142,13 +150,15 @@ def _stateful(frame) -> bool:
 
 
 def late_filter(aggregation, late):
-    """The ``mapInArrow`` function that drops the rows whose window has ended by the
-    micro-batch's watermark (``BATCH_PROPERTY``) and counts them into ``late``. A None where
-    Python fails fails the run as Python does (``required_fields``); so does a row whose
-    window ends at or before 1970: Spark's watermark starts there, and would take such a window
-    as ended before any watermark has passed it."""
+    """The ``mapInArrow`` function that counts into ``late`` each window of a row that has
+    ended by the micro-batch's watermark (``BATCH_PROPERTY``), as the engine drops an element
+    from each such window, and drops the rows left in none; Spark drops a sliding window's row
+    from its ended windows itself, by the same watermark (``SETTINGS``). A None where Python
+    fails fails the run as Python does (``required_fields``); so does a row in a window that
+    ends at or before 1970: Spark's watermark starts there, and would take such a window as
+    ended before any watermark has passed it."""
     window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
-    size, offset = window_fn.size, window_fn.offset
+    size, period, offset = window_fn.size, period_of(window_fn), window_fn.offset
     # The errors as text: an exception's own pickle may not rebuild it on a worker. A None
     # time fails every row, as the read's timestamp_fn does; a None value only a row on time,
     # as a late element never reaches the combiner.
@@ -166,13 +176,16 @@ def late_filter(aggregation, late):
             if batch.column(aggregation.timestamp_field).null_count:
                 raise TransportedError(time_error)
             times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
-            ends = times - numpy.mod(times - offset, size) + size
-            on_time = ends > watermark
-            if not on_time.all():
-                dropped += int((~on_time).sum())
-                batch = batch.filter(on_time)
-            if (ends[on_time] <= 0).any():
+            last_end = times - numpy.mod(times - offset, period) + size
+            ends = [last_end - k * period for k in range(-(-size // period))]
+            holding = [end > times for end in ends]  # the windows the row is in
+            on_time = [held & (end > watermark) for held, end in zip(holding, ends)]
+            dropped += sum(int((held & ~kept).sum()) for held, kept in zip(holding, on_time))
+            if any((kept & (end <= 0)).any() for kept, end in zip(on_time, ends)):
                 raise TransportedError(transported(_before_1970(label)))
+            in_any = numpy.logical_or.reduce(on_time)
+            if not in_any.all():
+                batch = batch.filter(in_any)
             for field, error in required.items():
                 if batch.column(field).null_count:
                     raise TransportedError(error)

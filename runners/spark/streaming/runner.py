@@ -33,6 +33,7 @@ from panes.runners.spark.streaming.event_log import (
     write_event_log,
 )
 from panes.runners.spark.streaming.ingest import INGEST_DDL, ingest
+from panes.runners.spark.streaming.lowered import SETTINGS as LOWERED_SETTINGS
 from panes.runners.spark.streaming.lowered import lowered_grouping
 from panes.runners.spark.streaming.operator import Operator, Stage
 from panes.runners.spark.streaming.progress import ProgressLogger
@@ -181,7 +182,11 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         writer = writer.trigger(**trigger)
     # The query runs on its DataFrame's session: a user's streaming DataFrame may come from
     # another session than the active one.
-    settings = {**QUERY_CONF, SHUFFLE_PARTITIONS: str(partitions)}
+    settings = {
+        **QUERY_CONF,
+        SHUFFLE_PARTITIONS: str(partitions),
+        **(LOWERED_SETTINGS if lowered is not None else {}),
+    }
     with _query_conf(rows.sparkSession, settings):
         query = writer.start()
         if lowered is not None:

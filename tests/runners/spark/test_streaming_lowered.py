@@ -148,6 +148,23 @@ def test_after_watermark_alone_runs_as_sparks_aggregation_and_gives_the_engines_
     assert lowered == default
 
 
+@pytest.mark.parametrize(
+    "window_fn", [SlidingWindows(20, 10), SlidingWindows(25, 10, offset=5)], ids=str
+)
+def test_sliding_windows_run_as_sparks_aggregation_and_give_the_engines_panes(
+    spark, tmp_path, monkeypatch, window_fn
+):
+    """A row is late for the windows that have ended, and on time for the others."""
+    windowing = beam.WindowInto(window_fn)
+    lowered, lowered_drops, lowered_path = run(
+        spark, tmp_path, "lowered", windowing, False, monkeypatch
+    )
+    engine, engine_drops, engine_path = run(spark, tmp_path, "engine", windowing, True, monkeypatch)
+    assert (lowered_path, engine_path) == (LOWERED, set())
+    assert (lowered, lowered_drops) == (engine, engine_drops)
+    assert engine_drops > 4  # a late row's element in each window it is late for
+
+
 def test_a_restart_resumes_sparks_aggregation_from_the_checkpoint(spark, tmp_path, monkeypatch):
     windowing = beam.WindowInto(FixedWindows(20))
     whole, _, _ = run(spark, tmp_path, "whole", windowing, False, monkeypatch)
@@ -192,7 +209,8 @@ def test_a_checkpoint_of_the_engine_path_stays_on_it(spark, tmp_path, monkeypatc
             operator.itemgetter("seconds"),
             False,
         ),
-        (beam.WindowInto(SlidingWindows(20, 10)), operator.itemgetter("seconds"), False),
+        (beam.WindowInto(SlidingWindows(20, 10)), operator.itemgetter("seconds"), True),
+        (beam.WindowInto(SlidingWindows(10, 20)), operator.itemgetter("seconds"), False),
         (
             beam.WindowInto(FixedWindows(20), trigger=AfterWatermark(early=AfterCount(1))),
             operator.itemgetter("seconds"),
@@ -206,6 +224,7 @@ def test_a_checkpoint_of_the_engine_path_stays_on_it(spark, tmp_path, monkeypatc
         "after-watermark",
         "allowed-lateness",
         "sliding",
+        "sliding-with-gaps",
         "early-firings",
         "a-lambda",
         "two-fields",
