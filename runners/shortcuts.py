@@ -14,8 +14,8 @@ the engine path (``tests/runners/test_shortcuts.py`` by property tests; the stre
   → ``WindowInto`` (fixed, sliding or session windows, batch windowing, end-of-window
   timestamps) → ``GroupBy(...).aggregate_field(...)`` of built-in combiners: one query.
   Under ``--streaming`` the chain reads a streaming DataFrame whose watermark strategy and event
-  time come from one field (``timestamp_fn=operator.itemgetter(field)``), in fixed windows
-  with no allowed lateness: one streaming aggregation, whose watermark is the engine's.
+  time come from one field (``timestamp_fn=operator.itemgetter(field)``), in fixed or sliding
+  windows with no allowed lateness: one streaming aggregation, whose watermark is the engine's.
 """
 
 from __future__ import annotations

@@ -49,7 +49,8 @@ from panes.windowing.batch import BATCH_PANE
 BATCH_PROPERTY = "panes.lowered_batch"
 # The settings the query runs with: Spark judges late rows by the micro-batch's watermark, as
 # the engine does, not by the micro-batch before's (which it does when a query may have several
-# stateful operators; this query has one).
+# stateful operators; this query has one). The flag is Spark's, kept for compatibility; the
+# sliding windows' differential tests fail should a Spark ignore it.
 SETTINGS = {"spark.sql.streaming.statefulOperator.allowMultiple": "false"}
 # Spark's logical operators that keep state in a streaming query (a join, conservatively, even
 # with a static side).
@@ -154,9 +155,9 @@ def late_filter(aggregation, late):
     ended by the micro-batch's watermark (``BATCH_PROPERTY``), as the engine drops an element
     from each such window, and drops the rows left in none; Spark drops a sliding window's row
     from its ended windows itself, by the same watermark (``SETTINGS``). A None where Python
-    fails fails the run as Python does (``required_fields``); so does a row in a window that
-    ends at or before 1970: Spark's watermark starts there, and would take such a window as
-    ended before any watermark has passed it."""
+    fails fails the run as Python does (``required_fields``); so does a row in an open window
+    that ends at or before 1970 (only before the watermark has passed 1970): Spark's watermark
+    starts there, and would take such a window as ended."""
     window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
     size, period, offset = window_fn.size, period_of(window_fn), window_fn.offset
     # The errors as text: an exception's own pickle may not rebuild it on a worker. A None
@@ -166,7 +167,6 @@ def late_filter(aggregation, late):
     time_error = required.pop(aggregation.timestamp_field)
 
     def run(batches):
-        import numpy
         from pyspark import TaskContext
 
         context = TaskContext.get()
@@ -176,16 +176,15 @@ def late_filter(aggregation, late):
             if batch.column(aggregation.timestamp_field).null_count:
                 raise TransportedError(time_error)
             times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
-            last_end = times - numpy.mod(times - offset, period) + size
-            ends = [last_end - k * period for k in range(-(-size // period))]
-            holding = [end > times for end in ends]  # the windows the row is in
-            on_time = [held & (end > watermark) for held, end in zip(holding, ends)]
-            dropped += sum(int((held & ~kept).sum()) for held, kept in zip(holding, on_time))
-            if any((kept & (end <= 0)).any() for kept, end in zip(on_time, ends)):
+            opened, ended, earliest_end = windows_by_watermark(
+                times, watermark, size, period, offset
+            )
+            dropped += int(ended.sum())
+            kept = opened > 0
+            if (earliest_end[kept] <= 0).any():
                 raise TransportedError(transported(_before_1970(label)))
-            in_any = numpy.logical_or.reduce(on_time)
-            if not in_any.all():
-                batch = batch.filter(in_any)
+            if not kept.all():
+                batch = batch.filter(kept)
             for field, error in required.items():
                 if batch.column(field).null_count:
                     raise TransportedError(error)
@@ -193,6 +192,22 @@ def late_filter(aggregation, late):
         late.add({(batch_id, context.partitionId()): dropped})
 
     return run
+
+
+def windows_by_watermark(times, watermark: int, size: int, period: int, offset: int) -> tuple:
+    """For event times (micros, a numpy array) in windows of ``size`` starting every ``period``
+    from ``offset``: how many of each time's windows are open by ``watermark`` (end after it),
+    how many have ended, and the end of its earliest open window. The windows of a time end
+    ``period`` apart, the last one at ``last_end``; counted, not listed, so memory does not
+    grow with ``size / period``."""
+    import numpy
+
+    last_end = times - numpy.mod(times - offset, period) + size
+    held = -((times - last_end) // period)  # ends after the time: ceil((last_end - t) / period)
+    # A watermark below every window's end opens them all; raised to there, it cannot overflow.
+    raised = numpy.maximum(watermark, last_end - held * period)
+    opened = numpy.maximum(-((raised - last_end) // period), 0)
+    return opened, held - opened, last_end - (opened - 1) * period
 
 
 def _batch_of(context) -> tuple:

@@ -1,7 +1,7 @@
 """A streaming pipeline whose one grouping is a windowed aggregation of a DataFrame's columns
-(event time from a field, fixed windows, the default trigger, no allowed lateness) runs as
-Spark's own streaming aggregation, and gives what the windowing engine gives: the same panes in
-the same micro-batches, the same late rows dropped and counted. Anything else stays on the
+(event time from a field, fixed or sliding windows, the default trigger, no allowed lateness)
+runs as Spark's own streaming aggregation, and gives what the windowing engine gives: the same
+panes in the same micro-batches, the same late rows dropped and counted. Anything else stays on the
 engine, and a checkpoint is never resumed on the other path."""
 
 import json
@@ -9,16 +9,20 @@ import operator
 import os
 from pathlib import Path
 
+import numpy
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import panes as beam
 from panes.errors import PipelineConstructionError, UserCodeError
 from panes.io.text import WriteToText
 from panes.metrics import MetricsFilter
 from panes.runners.spark.streaming import runner as streaming_runner
-from panes.runners.spark.streaming.lowered import lowered_grouping
+from panes.runners.spark.streaming.lowered import lowered_grouping, windows_by_watermark
 from panes.runners.spark.streaming.sources import ReadFromSpark
 from panes.runners.spark.streaming.tail import layers
+from panes.timestamp import MIN_MICROS, Duration
 from panes.trigger import AfterCount, AfterWatermark
 from panes.watermark import WatermarkStrategy
 from panes.window import FixedWindows, SlidingWindows
@@ -163,6 +167,34 @@ def test_sliding_windows_run_as_sparks_aggregation_and_give_the_engines_panes(
     assert (lowered_path, engine_path) == (LOWERED, set())
     assert (lowered, lowered_drops) == (engine, engine_drops)
     assert engine_drops > 4  # a late row's element in each window it is late for
+
+
+@given(
+    st.lists(
+        st.one_of(st.integers(-10_000, 10_000), st.integers(-(2**62), 2**62)),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(1, 60).flatmap(
+        lambda size: st.tuples(st.just(size), st.integers(1, size), st.integers(0, 100))
+    ),
+    st.one_of(st.just(MIN_MICROS), st.integers(-10_100, 10_100)),
+)
+def test_a_rows_open_and_ended_windows_are_those_the_sdk_assigns(times, window, watermark):
+    """Counted without listing them, also where the watermark is none yet (``MIN_MICROS``)."""
+    size, period, offset = window
+    window_fn = SlidingWindows(
+        Duration(micros=size), Duration(micros=period), Duration(micros=offset)
+    )
+    opened, ended, earliest_end = windows_by_watermark(
+        numpy.array(times, dtype=numpy.int64), watermark, size, period, window_fn.offset.micros
+    )
+    for index, time in enumerate(times):
+        ends = [w.end_micros for w in window_fn.assign_micros(time)]
+        open_ends = [end for end in ends if end > watermark]
+        assert (opened[index], ended[index]) == (len(open_ends), len(ends) - len(open_ends))
+        if open_ends:
+            assert earliest_end[index] == min(open_ends)
 
 
 def test_a_restart_resumes_sparks_aggregation_from_the_checkpoint(spark, tmp_path, monkeypatch):
