@@ -14,8 +14,9 @@ the engine path (``tests/runners/test_shortcuts.py`` by property tests; the stre
   → ``WindowInto`` (fixed, sliding or session windows, batch windowing, end-of-window
   timestamps) → ``GroupBy(...).aggregate_field(...)`` of built-in combiners: one query.
   Under ``--streaming`` the chain reads a streaming DataFrame whose watermark strategy and event
-  time come from one field (``timestamp_fn=operator.itemgetter(field)``), in fixed or sliding
-  windows with no allowed lateness: one streaming aggregation, whose watermark is the engine's.
+  time come from one field (``timestamp_fn=operator.itemgetter(field)``), in fixed, sliding or
+  session windows with no allowed lateness: one streaming aggregation, whose watermark is the
+  engine's.
 """
 
 from __future__ import annotations
@@ -198,14 +199,11 @@ def _sole_producer(pipeline, node, kind):
 
 
 def _streaming_windowing(strategy) -> bool:
-    """Fixed or sliding windows, one on-time pane each and nothing after: Spark's append mode
-    emits a window once the watermark passes its end, and drops rows of windows that have
-    ended."""
-    return (
-        isinstance(strategy.window_fn, (ir.FixedWindows, ir.SlidingWindows))
-        and strategy.allowed_lateness == 0
-        and _lowerable_windowing(strategy)
-    )
+    """Fixed, sliding or session windows, one on-time pane each and nothing after: Spark's
+    append mode emits a window once the watermark passes its end, and drops rows of windows
+    that have ended (sessions need event times in whole milliseconds as well, which
+    ``build_streaming_query`` checks)."""
+    return strategy.allowed_lateness == 0 and _lowerable_windowing(strategy)
 
 
 def _lowerable_windowing(strategy) -> bool:

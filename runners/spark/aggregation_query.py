@@ -61,10 +61,7 @@ def build_query(aggregation, session, exact: bool = False):
     if _by_slices(window_fn):
         return _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, results)
     if isinstance(window_fn, ir.Sessions):
-        # Beam merges sessions that overlap; Spark also merges sessions that only touch. With
-        # sessions 1 µs shorter, touching in Spark is overlapping in Beam; `end` adds it back.
-        window = F.session_window(time, f"{window_fn.gap_size - 1} microseconds")
-        end_shift = 1
+        window, end_shift = _session_window(time, window_fn), 1
     else:
         window = _window(time, window_fn.size, period_of(window_fn), window_fn.offset)
         end_shift = 0
@@ -85,12 +82,12 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
     """The lowered aggregation of a streaming DataFrame (``shortcuts``' streaming chain), with
     columns ``key0..``, ``start``, ``end`` and ``aggregate0..``: each window's row once
     Spark's watermark — the largest event time less ``delay`` micros, as the source's strategy
-    gives it — passes the window's end; or None as for ``build_query``. ``late_filter`` takes
-    the fields and the event time in micros (``EVENT_MICROS``) before they are grouped, and
-    returns the rows to group; it also fails a None in the ``required_fields``, which the
-    query does not check: the error a query raises is in its plan, and a streaming query's
-    failures print its plan. Integer sums are exact (``SPLIT_SUMS``): a streaming query cannot
-    be run again."""
+    gives it — passes the window's end; or None as for ``build_query``, and for sessions whose
+    ends may fall between milliseconds (``_session_window``). ``late_filter`` takes the fields
+    and the event time in micros (``EVENT_MICROS``) before they are grouped, and returns the
+    rows to group; it also fails a None in the ``required_fields``, which the query does not
+    check: the error a query raises is in its plan, and a streaming query's failures print its
+    plan. Integer sums are exact (``SPLIT_SUMS``): a streaming query cannot be run again."""
     from pyspark.sql import functions as F
 
     fields = _fields(aggregation)
@@ -104,7 +101,13 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
         *map(_column, fields), _event_micros(aggregation, types, unchecked).alias(EVENT_MICROS)
     )
     kept = late_filter(timed).withColumn(EVENT_TIME, F.timestamp_micros(EVENT_MICROS))
-    window = _window(F.col(EVENT_TIME), window_fn.size, period_of(window_fn), window_fn.offset)
+    if isinstance(window_fn, ir.Sessions):
+        if not _whole_milliseconds(window_fn, types[aggregation.timestamp_field]):
+            return None
+        window, end_shift = _session_window(F.col(EVENT_TIME), window_fn), 1
+    else:
+        period = period_of(window_fn)
+        window, end_shift = _window(F.col(EVENT_TIME), window_fn.size, period, window_fn.offset), 0
     return (
         kept.withWatermark(EVENT_TIME, f"{delay // 1000} milliseconds")
         .groupBy(*keys, window.alias("window"))
@@ -112,10 +115,20 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
         .select(
             *_key_names(keys),
             F.unix_micros("window.start").alias("start"),
-            F.unix_micros("window.end").alias("end"),
+            (F.unix_micros("window.end") + end_shift).alias("end"),
             *results,
         )
     )
+
+
+def _whole_milliseconds(window_fn, time_type) -> bool:
+    """Whether sessions' ends are whole milliseconds, as the watermark is: then Spark's session
+    1 µs shorter (``_session_window``) ends by a watermark exactly when Beam's does. So the
+    gap must be, and the event time integral (seconds)."""
+    from pyspark.sql import types as T
+
+    integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+    return window_fn.gap_size % 1000 == 0 and isinstance(time_type, integral)
 
 
 def _event_micros(aggregation, types: dict, nullable: dict):
@@ -182,6 +195,14 @@ def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, r
         .agg(*combined, F.min("first").alias("first"))
         .select(*key_names, "start", (F.col("start") + size).alias("end"), *results, "first")
     )
+
+
+def _session_window(time, window_fn):
+    """Beam merges sessions that overlap; Spark also merges sessions that only touch. With
+    sessions 1 µs shorter, touching in Spark is overlapping in Beam; ``end`` adds it back."""
+    from pyspark.sql import functions as F
+
+    return F.session_window(time, f"{window_fn.gap_size - 1} microseconds")
 
 
 def period_of(window_fn) -> int:

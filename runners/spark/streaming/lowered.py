@@ -27,6 +27,7 @@ from typing import Any
 
 from panes.compiler.lift import lift
 from panes.errors import UserCodeError
+from panes.ir import windowing as ir
 from panes.metrics import MetricName, MetricsContainer
 from panes.runners.fusion import Chunk
 from panes.runners.shortcuts import sql_aggregation
@@ -158,8 +159,7 @@ def late_filter(aggregation, late):
     fails fails the run as Python does (``required_fields``); so does a row in an open window
     that ends at or before 1970 (only before the watermark has passed 1970): Spark's watermark
     starts there, and would take such a window as ended."""
-    window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
-    size, period, offset = window_fn.size, period_of(window_fn), window_fn.offset
+    windows, label = windows_of(aggregation.strategy.window_fn), aggregation.timestamp_label
     # The errors as text: an exception's own pickle may not rebuild it on a worker. A None
     # time fails every row, as the read's timestamp_fn does; a None value only a row on time,
     # as a late element never reaches the combiner.
@@ -176,9 +176,7 @@ def late_filter(aggregation, late):
             if batch.column(aggregation.timestamp_field).null_count:
                 raise TransportedError(time_error)
             times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
-            opened, ended, earliest_end = windows_by_watermark(
-                times, watermark, size, period, offset
-            )
+            opened, ended, earliest_end = windows(times, watermark)
             dropped += int(ended.sum())
             kept = opened > 0
             if (earliest_end[kept] <= 0).any():
@@ -194,12 +192,22 @@ def late_filter(aggregation, late):
     return run
 
 
-def windows_by_watermark(times, watermark: int, size: int, period: int, offset: int) -> tuple:
+def windows_of(window_fn):
+    """``windows_by_watermark`` of ``window_fn``'s windows; an element's session before merging
+    is the gap from its time on."""
+    if isinstance(window_fn, ir.Sessions):
+        gap = window_fn.gap_size
+        return lambda times, watermark: windows_by_watermark(times, watermark, gap, gap, times)
+    size, period, offset = window_fn.size, period_of(window_fn), window_fn.offset
+    return lambda times, watermark: windows_by_watermark(times, watermark, size, period, offset)
+
+
+def windows_by_watermark(times, watermark: int, size: int, period: int, offset) -> tuple:
     """For event times (micros, a numpy array) in windows of ``size`` starting every ``period``
-    from ``offset``: how many of each time's windows are open by ``watermark`` (end after it),
-    how many have ended, and the end of its earliest open window. The windows of a time end
-    ``period`` apart, the last one at ``last_end``; counted, not listed, so memory does not
-    grow with ``size / period``."""
+    from ``offset`` (or, an array, from each time's own): how many of each time's windows are
+    open by ``watermark`` (end after it), how many have ended, and the end of its earliest open
+    window. The windows of a time end ``period`` apart, the last one at ``last_end``; counted,
+    not listed, so memory does not grow with ``size / period``."""
     import numpy
 
     last_end = times - numpy.mod(times - offset, period) + size

@@ -17,15 +17,20 @@ from hypothesis import strategies as st
 import panes as beam
 from panes.errors import PipelineConstructionError, UserCodeError
 from panes.io.text import WriteToText
+from panes.ir import windowing as ir
 from panes.metrics import MetricsFilter
 from panes.runners.spark.streaming import runner as streaming_runner
-from panes.runners.spark.streaming.lowered import lowered_grouping, windows_by_watermark
+from panes.runners.spark.streaming.lowered import (
+    lowered_grouping,
+    windows_by_watermark,
+    windows_of,
+)
 from panes.runners.spark.streaming.sources import ReadFromSpark
 from panes.runners.spark.streaming.tail import layers
 from panes.timestamp import MIN_MICROS, Duration
 from panes.trigger import AfterCount, AfterWatermark
 from panes.watermark import WatermarkStrategy
-from panes.window import FixedWindows, SlidingWindows
+from panes.window import FixedWindows, Sessions, SlidingWindows
 
 SCHEMA = "user string, team string, score long, seconds double"
 # (user, team, score, event time in seconds), a file per micro-batch; the watermark trails the
@@ -57,12 +62,41 @@ def write_files(directory: Path, files) -> None:
         os.utime(path, (1_000_000 + index, 1_000_000 + index))  # Spark reads oldest first
 
 
-def run(spark, tmp_path: Path, name: str, windowing, engine: bool, monkeypatch, files=FILES):
+# Sessions of a 10 s gap over whole seconds, the watermark 5 s behind. The first file makes
+# sessions [1, 15) of ann, [2, 12) of bob and [30, 40) of cat; the second's row at 12 s is late
+# (its session [12, 22) ends by the watermark, 25 s), cat's at 38 s extends cat's session to
+# [30, 48), and dan's at 40 and 50 s make sessions that touch but stay apart; the third's cat
+# at 35 s is late (45 s), dan's at 52 s extends dan's second session.
+SESSION_FILES = [
+    [("ann", "red", 3, 1), ("ann", "red", 4, 5), ("bob", "blue", 1, 2), ("cat", "red", 2, 30)],
+    [
+        ("ann", "red", 5, 12),
+        ("cat", "red", 6, 38),
+        ("dan", "blue", 1, 40),
+        ("dan", "blue", 2, 50),
+        ("bob", "blue", 7, 45),
+    ],
+    [("dan", "blue", 3, 60), ("dan", "blue", 4, 52), ("cat", "red", 8, 35)],
+    [("ann", "red", 9, 100)],
+]
+SESSION_SCHEMA = SCHEMA.replace("seconds double", "seconds long")
+
+
+def run(
+    spark,
+    tmp_path: Path,
+    name: str,
+    windowing,
+    engine: bool,
+    monkeypatch,
+    files=FILES,
+    schema=SCHEMA,
+):
     """Runs the scores pipeline over ``files`` under ``windowing`` (a WindowInto); returns its
     published lines by micro-batch, its ``dropped_late`` count, and the path it took."""
     inputs, out = tmp_path / f"{name}-in", tmp_path / name
     write_files(inputs, files)
-    frame = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).csv(str(inputs))
+    frame = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).csv(str(inputs))
     with monkeypatch.context() as patch:
         if engine:
             patch.setattr(streaming_runner, "lowered_grouping", lambda *args: None)
@@ -195,6 +229,72 @@ def test_a_rows_open_and_ended_windows_are_those_the_sdk_assigns(times, window, 
         assert (opened[index], ended[index]) == (len(open_ends), len(ends) - len(open_ends))
         if open_ends:
             assert earliest_end[index] == min(open_ends)
+
+
+def test_sessions_run_as_sparks_aggregation_and_give_the_engines_panes(
+    spark, tmp_path, monkeypatch
+):
+    windowing = beam.WindowInto(Sessions(10))
+    lowered, lowered_drops, lowered_path = run(
+        spark, tmp_path, "lowered", windowing, False, monkeypatch, SESSION_FILES, SESSION_SCHEMA
+    )
+    engine, engine_drops, engine_path = run(
+        spark, tmp_path, "engine", windowing, True, monkeypatch, SESSION_FILES, SESSION_SCHEMA
+    )
+    assert (lowered_path, engine_path) == (LOWERED, set())
+    assert (lowered, lowered_drops) == (engine, 2)
+    sessions = [line.split("] ")[1].split(")")[0] + ")" for b in lowered.values() for line in b]
+    assert sorted(sessions) == sorted(
+        ["[1.0, 15.0)", "[2.0, 12.0)", "[30.0, 48.0)", "[40.0, 50.0)", "[45.0, 55.0)"]
+        + ["[50.0, 70.0)"]
+    )
+
+
+@pytest.mark.parametrize(
+    "schema, gap, lowered",
+    [
+        (SESSION_SCHEMA, 10, True),
+        (SESSION_SCHEMA, Duration(micros=10_000_500), False),
+        (SCHEMA, 10, False),
+    ],
+    ids=["whole-seconds", "a-gap-between-milliseconds", "fractional-seconds"],
+)
+def test_sessions_run_as_sparks_aggregation_where_their_ends_are_whole_milliseconds(
+    spark, tmp_path, schema, gap, lowered
+):
+    """As the watermark is: Spark's sessions, 1 µs shorter, end by it exactly when Beam's do."""
+    frame = spark.readStream.schema(schema).csv(str(tmp_path))
+    p = beam.Pipeline(runner="spark", options={"streaming": True})
+    (
+        p
+        | ReadFromSpark(frame).with_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(5),
+            timestamp_fn=operator.itemgetter("seconds"),
+        )
+        | beam.WindowInto(Sessions(gap))
+        | beam.GroupBy("user").aggregate_field("score", sum, "total")
+    )
+    ir = p.to_ir()
+    _, unbounded = streaming_runner._sources(ir)
+    first, tail, _ = layers(ir)
+    assert (lowered_grouping(ir, unbounded, first, tail) is not None) == lowered
+
+
+@given(
+    st.lists(st.integers(-(2**62), 2**62), min_size=1, max_size=40),
+    st.integers(1, 10**9),
+    st.one_of(st.just(MIN_MICROS), st.integers(-(2**62), 2**62)),
+)
+def test_an_elements_session_before_merging_is_open_as_the_sdk_assigns_it(times, gap, watermark):
+    opened, ended, earliest_end = windows_of(ir.Sessions(gap))(
+        numpy.array(times, dtype=numpy.int64), watermark
+    )
+    for index, time in enumerate(times):
+        (window,) = Sessions(Duration(micros=gap)).assign_micros(time)
+        is_open = window.end_micros > watermark
+        assert (opened[index], ended[index]) == (int(is_open), int(not is_open))
+        if is_open:
+            assert earliest_end[index] == window.end_micros
 
 
 def test_a_restart_resumes_sparks_aggregation_from_the_checkpoint(spark, tmp_path, monkeypatch):
