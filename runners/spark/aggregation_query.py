@@ -34,6 +34,8 @@ from panes.transforms.timestamps import TimestampFromField
 INDEX_BITS = 33
 POSITION = "__panes_position__"
 EVENT_TIME, EVENT_MICROS = "__panes_event_time__", "__panes_event_micros__"
+# A streaming session's row: where its session starts in Spark, and its session's least time.
+SESSION_FROM, FIRST = "__panes_session_from__", "__panes_first__"
 # How integer sums are computed (``_sum``).
 TRY_SUMS, DECIMAL_SUMS, SPLIT_SUMS = "try", "decimal", "split"
 
@@ -83,11 +85,13 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
     columns ``key0..``, ``start``, ``end`` and ``aggregate0..``: each window's row once
     Spark's watermark — the largest event time less ``delay`` micros, as the source's strategy
     gives it — passes the window's end; or None as for ``build_query``, and for sessions whose
-    ends may fall between milliseconds (``_session_window``). ``late_filter`` takes the fields
-    and the event time in micros (``EVENT_MICROS``) before they are grouped, and returns the
-    rows to group; it also fails a None in the ``required_fields``, which the query does not
-    check: the error a query raises is in its plan, and a streaming query's failures print its
-    plan. Integer sums are exact (``SPLIT_SUMS``): a streaming query cannot be run again."""
+    ends may fall between milliseconds (``_whole_milliseconds``). ``late_filter(rows,
+    schema)`` takes the fields and the event time in micros (``EVENT_MICROS``) before they are
+    grouped, and returns the rows to group in ``schema``: for sessions with each row's
+    ``SESSION_FROM`` (``_streaming_sessions``). It also fails a None in the
+    ``required_fields``, which the query does not check: the error a query raises is in its
+    plan, and a streaming query's failures print its plan. Integer sums are exact
+    (``SPLIT_SUMS``): a streaming query cannot be run again."""
     from pyspark.sql import functions as F
 
     fields = _fields(aggregation)
@@ -100,12 +104,15 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
     timed = frame.select(
         *map(_column, fields), _event_micros(aggregation, types, unchecked).alias(EVENT_MICROS)
     )
-    kept = late_filter(timed).withColumn(EVENT_TIME, F.timestamp_micros(EVENT_MICROS))
+    start = F.unix_micros("window.start")
     if isinstance(window_fn, ir.Sessions):
         if not _whole_milliseconds(window_fn, types[aggregation.timestamp_field]):
             return None
-        window, end_shift = _session_window(F.col(EVENT_TIME), window_fn), 1
+        kept, window = _streaming_sessions(timed, window_fn, late_filter)
+        per_row, start, end_shift = [*per_row, F.min(EVENT_MICROS).alias(FIRST)], F.col(FIRST), 1
     else:
+        kept = late_filter(timed, timed.schema)
+        kept = kept.withColumn(EVENT_TIME, F.timestamp_micros(EVENT_MICROS))
         period = period_of(window_fn)
         window, end_shift = _window(F.col(EVENT_TIME), window_fn.size, period, window_fn.offset), 0
     return (
@@ -114,11 +121,29 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
         .agg(*per_row)
         .select(
             *_key_names(keys),
-            F.unix_micros("window.start").alias("start"),
+            start.alias("start"),
             (F.unix_micros("window.end") + end_shift).alias("end"),
             *results,
         )
     )
+
+
+def _streaming_sessions(timed, window_fn, late_filter) -> tuple:
+    """``(rows, session_window)`` of streaming sessions. Spark merges a micro-batch's rows into
+    the sessions it keeps before it emits those the watermark has ended, where the engine has
+    ended them first: so a row behind the watermark starts its session at the watermark
+    (``SESSION_FROM``, which ``late_filter`` adds), after any ended session's end and within
+    any open one's, and keeps its end (a gap per row); the session's start is its rows' least
+    time (``FIRST``). The watermark follows ``SESSION_FROM``, which moves it as the event time
+    does: a row moved is behind the watermark either way."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    schema = T.StructType([*timed.schema.fields, T.StructField(SESSION_FROM, T.LongType())])
+    kept = late_filter(timed, schema).withColumn(EVENT_TIME, F.timestamp_micros(SESSION_FROM))
+    gap = F.col(EVENT_MICROS) + (window_fn.gap_size - 1) - F.col(SESSION_FROM)
+    seconds = (gap.cast("decimal(24,0)") / 1_000_000).cast("decimal(18,6)")
+    return kept, _session_window(F.col(EVENT_TIME), F.make_interval(secs=seconds))
 
 
 def _whole_milliseconds(window_fn, time_type) -> bool:
@@ -197,12 +222,15 @@ def _sliding_by_slices(frame, keys, time, window_fn, partials, names, per_row, r
     )
 
 
-def _session_window(time, window_fn):
+def _session_window(time, gap):
     """Beam merges sessions that overlap; Spark also merges sessions that only touch. With
-    sessions 1 µs shorter, touching in Spark is overlapping in Beam; ``end`` adds it back."""
+    sessions 1 µs shorter (``gap``: a Sessions window fn, or a column of shortened gaps),
+    touching in Spark is overlapping in Beam; ``end`` adds it back."""
     from pyspark.sql import functions as F
 
-    return F.session_window(time, f"{window_fn.gap_size - 1} microseconds")
+    if isinstance(gap, ir.Sessions):
+        gap = f"{gap.gap_size - 1} microseconds"
+    return F.session_window(time, gap)
 
 
 def period_of(window_fn) -> int:

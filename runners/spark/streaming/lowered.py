@@ -1,6 +1,6 @@
 """A streaming pipeline whose one grouping is a lowerable chain (``panes.runners.shortcuts``:
-a streaming DataFrame with its event time in a field → fixed or sliding windows with the
-default trigger (or ``AfterWatermark()`` alone) and no allowed lateness →
+a streaming DataFrame with its event time in a field → fixed, sliding or session windows with
+the default trigger (or ``AfterWatermark()`` alone) and no allowed lateness →
 ``GroupBy(...).aggregate_field(...)``) runs it as Spark's own streaming aggregation, in the
 JVM, with state per key and window:
 
@@ -33,6 +33,7 @@ from panes.runners.fusion import Chunk
 from panes.runners.shortcuts import sql_aggregation
 from panes.runners.spark.aggregation_query import (
     EVENT_MICROS,
+    SESSION_FROM,
     build_streaming_query,
     period_of,
     required_fields,
@@ -140,7 +141,7 @@ def lowered_grouping(ir, unbounded: list, first: list, tail: list):
         aggregation,
         frame,
         delay,
-        lambda timed: timed.mapInArrow(late_filter(aggregation, lowered.late), timed.schema),
+        lambda timed, schema: timed.mapInArrow(late_filter(aggregation, lowered.late), schema),
     )
     return lowered if lowered.query is not None else None
 
@@ -159,7 +160,8 @@ def late_filter(aggregation, late):
     fails fails the run as Python does (``required_fields``); so does a row in an open window
     that ends at or before 1970 (only before the watermark has passed 1970): Spark's watermark
     starts there, and would take such a window as ended."""
-    windows, label = windows_of(aggregation.strategy.window_fn), aggregation.timestamp_label
+    window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
+    windows, sessions = windows_of(window_fn), isinstance(window_fn, ir.Sessions)
     # The errors as text: an exception's own pickle may not rebuild it on a worker. A None
     # time fails every row, as the read's timestamp_fn does; a None value only a row on time,
     # as a late element never reaches the combiner.
@@ -182,14 +184,23 @@ def late_filter(aggregation, late):
             if (earliest_end[kept] <= 0).any():
                 raise TransportedError(transported(_before_1970(label)))
             if not kept.all():
-                batch = batch.filter(kept)
+                batch, times = batch.filter(kept), times[kept]
             for field, error in required.items():
                 if batch.column(field).null_count:
                     raise TransportedError(error)
-            yield batch
+            yield _with_session_from(batch, times, watermark) if sessions else batch
         late.add({(batch_id, context.partitionId()): dropped})
 
     return run
+
+
+def _with_session_from(batch, times, watermark: int):
+    """Sessions' rows with their ``SESSION_FROM``: the time, or the watermark if later
+    (``aggregation_query._streaming_sessions``)."""
+    import numpy
+    import pyarrow as pa
+
+    return batch.append_column(SESSION_FROM, pa.array(numpy.maximum(times, watermark), pa.int64()))
 
 
 def windows_of(window_fn):

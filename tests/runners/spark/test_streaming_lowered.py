@@ -62,19 +62,31 @@ def write_files(directory: Path, files) -> None:
         os.utime(path, (1_000_000 + index, 1_000_000 + index))  # Spark reads oldest first
 
 
-# Sessions of a 10 s gap over whole seconds, the watermark 5 s behind. The first file makes
-# sessions [1, 15) of ann, [2, 12) of bob and [30, 40) of cat; the second's row at 12 s is late
-# (its session [12, 22) ends by the watermark, 25 s), cat's at 38 s extends cat's session to
-# [30, 48), and dan's at 40 and 50 s make sessions that touch but stay apart; the third's cat
-# at 35 s is late (45 s), dan's at 52 s extends dan's second session.
+# Sessions of a 10 s gap over whole seconds, the watermark 5 s behind (15 s after the first
+# file, 25 s after the second, 45 s after the third). The second file's rows at 8, 9 and 12 s
+# are behind the watermark, but on time for their own sessions: each starts one of its own,
+# as the session it reaches (eve's [1, 11), fay's [1, 11), ann's [1, 15)) has ended, though
+# not yet been emitted, and fay's bridges to her open [14, 24); bob's at 3 s is late. dan's
+# at 40 and 50 s make sessions that touch but stay apart, his at 52 s in the third file
+# extends the second; cat's at 35 s there is late.
 SESSION_FILES = [
-    [("ann", "red", 3, 1), ("ann", "red", 4, 5), ("bob", "blue", 1, 2), ("cat", "red", 2, 30)],
     [
+        ("ann", "red", 3, 1),
+        ("ann", "red", 4, 5),
+        ("bob", "blue", 1, 2),
+        ("eve", "red", 1, 1),
+        ("fay", "blue", 2, 1),
+        ("fay", "blue", 3, 14),
+        ("gus", "red", 1, 20),
+    ],
+    [
+        ("eve", "red", 2, 8),
+        ("fay", "blue", 4, 9),
         ("ann", "red", 5, 12),
-        ("cat", "red", 6, 38),
+        ("bob", "blue", 6, 3),
+        ("cat", "red", 6, 30),
         ("dan", "blue", 1, 40),
         ("dan", "blue", 2, 50),
-        ("bob", "blue", 7, 45),
     ],
     [("dan", "blue", 3, 60), ("dan", "blue", 4, 52), ("cat", "red", 8, 35)],
     [("ann", "red", 9, 100)],
@@ -243,11 +255,24 @@ def test_sessions_run_as_sparks_aggregation_and_give_the_engines_panes(
     )
     assert (lowered_path, engine_path) == (LOWERED, set())
     assert (lowered, lowered_drops) == (engine, 2)
-    sessions = [line.split("] ")[1].split(")")[0] + ")" for b in lowered.values() for line in b]
-    assert sorted(sessions) == sorted(
-        ["[1.0, 15.0)", "[2.0, 12.0)", "[30.0, 48.0)", "[40.0, 50.0)", "[45.0, 55.0)"]
-        + ["[50.0, 70.0)"]
-    )
+    sessions = [
+        (line.split("('user', '")[1][:3], line.split("] ")[1].split(")")[0] + ")")
+        for lines in lowered.values()
+        for line in lines
+    ]
+    assert sorted(sessions) == [
+        ("ann", "[1.0, 15.0)"),
+        ("ann", "[12.0, 22.0)"),
+        ("bob", "[2.0, 12.0)"),
+        ("cat", "[30.0, 40.0)"),
+        ("dan", "[40.0, 50.0)"),
+        ("dan", "[50.0, 70.0)"),
+        ("eve", "[1.0, 11.0)"),
+        ("eve", "[8.0, 18.0)"),
+        ("fay", "[1.0, 11.0)"),
+        ("fay", "[9.0, 24.0)"),
+        ("gus", "[20.0, 30.0)"),
+    ]
 
 
 @pytest.mark.parametrize(
