@@ -36,6 +36,8 @@ POSITION = "__panes_position__"
 EVENT_TIME, EVENT_MICROS = "__panes_event_time__", "__panes_event_micros__"
 # A streaming session's row: where its session starts in Spark, and its session's least time.
 SESSION_FROM, FIRST = "__panes_session_from__", "__panes_first__"
+# Sessions' gaps below this many micros: a row's gap goes to Spark as decimal(18, 6) seconds.
+_GAP_LIMIT = 10**17
 # How integer sums are computed (``_sum``).
 TRY_SUMS, DECIMAL_SUMS, SPLIT_SUMS = "try", "decimal", "split"
 
@@ -132,10 +134,10 @@ def _streaming_sessions(timed, window_fn, late_filter) -> tuple:
     """``(rows, session_window)`` of streaming sessions. Spark merges a micro-batch's rows into
     the sessions it keeps before it emits those the watermark has ended, where the engine has
     ended them first: so a row behind the watermark starts its session at the watermark
-    (``SESSION_FROM``, which ``late_filter`` adds), after any ended session's end and within
-    any open one's, and keeps its end (a gap per row); the session's start is its rows' least
-    time (``FIRST``). The watermark follows ``SESSION_FROM``, which moves it as the event time
-    does: a row moved is behind the watermark either way."""
+    (``SESSION_FROM``, which ``late_filter`` adds), past any ended session's end and still
+    overlapping any open one it overlapped, and keeps its end (a gap per row); the session's
+    start is its rows' least time (``FIRST``). The watermark follows ``SESSION_FROM``, which
+    moves it as the event time does: a row moved is behind the watermark either way."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -149,11 +151,13 @@ def _streaming_sessions(timed, window_fn, late_filter) -> tuple:
 def _whole_milliseconds(window_fn, time_type) -> bool:
     """Whether sessions' ends are whole milliseconds, as the watermark is: then Spark's session
     1 µs shorter (``_session_window``) ends by a watermark exactly when Beam's does. So the
-    gap must be, and the event time integral (seconds)."""
+    gap must be, and the event time integral (seconds); and the gap within what a row's gap
+    in ``make_interval`` seconds holds."""
     from pyspark.sql import types as T
 
     integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
-    return window_fn.gap_size % 1000 == 0 and isinstance(time_type, integral)
+    gap = window_fn.gap_size
+    return gap % 1000 == 0 and gap < _GAP_LIMIT and isinstance(time_type, integral)
 
 
 def _event_micros(aggregation, types: dict, nullable: dict):

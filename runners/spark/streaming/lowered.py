@@ -159,7 +159,8 @@ def late_filter(aggregation, late):
     from its ended windows itself, by the same watermark (``SETTINGS``). A None where Python
     fails fails the run as Python does (``required_fields``); so does a row in an open window
     that ends at or before 1970 (only before the watermark has passed 1970): Spark's watermark
-    starts there, and would take such a window as ended."""
+    starts there, and would take such a window as ended. Sessions' rows get their
+    ``SESSION_FROM`` (``aggregation_query._streaming_sessions``)."""
     window_fn, label = aggregation.strategy.window_fn, aggregation.timestamp_label
     windows, sessions = windows_of(window_fn), isinstance(window_fn, ir.Sessions)
     # The errors as text: an exception's own pickle may not rebuild it on a worker. A None

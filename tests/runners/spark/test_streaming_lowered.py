@@ -63,7 +63,7 @@ def write_files(directory: Path, files) -> None:
 
 
 # Sessions of a 10 s gap over whole seconds, the watermark 5 s behind (15 s after the first
-# file, 25 s after the second, 45 s after the third). The second file's rows at 8, 9 and 12 s
+# file, 45 s after the second, 55 s after the third). The second file's rows at 8, 9 and 12 s
 # are behind the watermark, but on time for their own sessions: each starts one of its own,
 # as the session it reaches (eve's [1, 11), fay's [1, 11), ann's [1, 15)) has ended, though
 # not yet been emitted, and fay's bridges to her open [14, 24); bob's at 3 s is late. dan's
@@ -281,8 +281,9 @@ def test_sessions_run_as_sparks_aggregation_and_give_the_engines_panes(
         (SESSION_SCHEMA, 10, True),
         (SESSION_SCHEMA, Duration(micros=10_000_500), False),
         (SCHEMA, 10, False),
+        (SESSION_SCHEMA, 10**11, False),
     ],
-    ids=["whole-seconds", "a-gap-between-milliseconds", "fractional-seconds"],
+    ids=["whole-seconds", "a-gap-between-milliseconds", "fractional-seconds", "a-gap-of-ages"],
 )
 def test_sessions_run_as_sparks_aggregation_where_their_ends_are_whole_milliseconds(
     spark, tmp_path, schema, gap, lowered
