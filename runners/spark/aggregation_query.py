@@ -153,11 +153,8 @@ def _whole_milliseconds(window_fn, time_type) -> bool:
     1 µs shorter (``_session_window``) ends by a watermark exactly when Beam's does. So the
     gap must be, and the event time integral (seconds); and the gap within what a row's gap
     in ``make_interval`` seconds holds."""
-    from pyspark.sql import types as T
-
-    integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
     gap = window_fn.gap_size
-    return gap % 1000 == 0 and gap < _GAP_LIMIT and isinstance(time_type, integral)
+    return gap % 1000 == 0 and gap < _GAP_LIMIT and isinstance(time_type, _integral_types())
 
 
 def _event_micros(aggregation, types: dict, nullable: dict):
@@ -390,13 +387,20 @@ def _may_hold_nulls(metadata, name: str) -> bool:
     return False
 
 
+def _integral_types() -> tuple:
+    """Spark's integer types: Python ints, within a long."""
+    from pyspark.sql import types as T
+
+    return (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+
+
 def _types_fit(aggregation, types: dict) -> bool:
     """Whether every field has a type whose Spark SQL values, order and arithmetic are
     Python's: keys plain integers, strings or booleans; sums and means numbers; min and max
     numbers, strings or booleans; event time numbers (seconds) or UTC timestamps."""
     from pyspark.sql import types as T
 
-    integral = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+    integral = _integral_types()
     numeric = (*integral, T.FloatType, T.DoubleType)
     ordered = (*numeric, T.StringType, T.BooleanType)
     by_combine = {

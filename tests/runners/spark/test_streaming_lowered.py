@@ -290,20 +290,8 @@ def test_sessions_run_as_sparks_aggregation_where_their_ends_are_whole_milliseco
 ):
     """As the watermark is: Spark's sessions, 1 µs shorter, end by it exactly when Beam's do."""
     frame = spark.readStream.schema(schema).csv(str(tmp_path))
-    p = beam.Pipeline(runner="spark", options={"streaming": True})
-    (
-        p
-        | ReadFromSpark(frame).with_watermarks(
-            WatermarkStrategy.for_bounded_out_of_orderness(5),
-            timestamp_fn=operator.itemgetter("seconds"),
-        )
-        | beam.WindowInto(Sessions(gap))
-        | beam.GroupBy("user").aggregate_field("score", sum, "total")
-    )
-    ir = p.to_ir()
-    _, unbounded = streaming_runner._sources(ir)
-    first, tail, _ = layers(ir)
-    assert (lowered_grouping(ir, unbounded, first, tail) is not None) == lowered
+    windowing = beam.WindowInto(Sessions(gap))
+    assert is_lowered(frame, windowing, operator.itemgetter("seconds")) == lowered
 
 
 @given(
@@ -395,6 +383,12 @@ def test_only_what_sparks_aggregation_reproduces_is_lowered(
     frame = spark.readStream.schema(SCHEMA).csv(str(tmp_path))
     if deduplicated:  # a frame with state of its own
         frame, lowered = frame.dropDuplicates(["user", "seconds"]), False
+    assert is_lowered(frame, windowing, timestamp_fn) == lowered
+
+
+def is_lowered(frame, windowing, timestamp_fn) -> bool:
+    """Whether a user's total score over ``frame`` under ``windowing`` runs as Spark's
+    aggregation."""
     p = beam.Pipeline(runner="spark", options={"streaming": True})
     (
         p
@@ -407,7 +401,7 @@ def test_only_what_sparks_aggregation_reproduces_is_lowered(
     ir = p.to_ir()
     _, unbounded = streaming_runner._sources(ir)
     first, tail, _ = layers(ir)
-    assert (lowered_grouping(ir, unbounded, first, tail) is not None) == lowered
+    return lowered_grouping(ir, unbounded, first, tail) is not None
 
 
 def test_a_missing_value_fails_the_run_naming_the_transform_and_the_field(
