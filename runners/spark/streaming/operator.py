@@ -35,7 +35,7 @@ from panes.runners.keyed import KeyedNode
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.positions import FINISH, grouped
 from panes.runners.spark.streaming.clocks import BatchClocks
-from panes.runners.spark.streaming.key_state import dump_state, load_state
+from panes.runners.spark.streaming.key_state import dump_row, dump_state, load_row, load_state
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, add_report, load
 from panes.runners.spark.streaming.tail import Tail, TailState
@@ -181,7 +181,7 @@ class Operator(StatefulProcessor):
                 if first_due is None or first_due[0] > processing_now:
                     return
         stored = self.state.get()
-        keys, timer = ({}, None) if stored is None else (pickle.loads(stored[0]), stored[1])
+        keys, timer = ({}, None) if stored is None else (load_row(stored[0]), stored[1])
         due = sorted(
             key
             for key, (_, _, wake, processing) in keys.items()
@@ -210,7 +210,7 @@ class Operator(StatefulProcessor):
         self._emit_finished(grouping, grouping.node.finish_bundle())
         earliest = min((wake for _, _, wake, _ in keys.values() if wake is not None), default=None)
         if keys:
-            self.state.update((pickle.dumps(keys, pickle.HIGHEST_PROTOCOL), earliest))
+            self.state.update((dump_row(keys), earliest))
         else:
             self.state.clear()
         self._move_timer(None if timer == expired else timer, earliest)
@@ -255,7 +255,7 @@ class Operator(StatefulProcessor):
 
     def _advance_tail(self, entries, timer_values, expired, container):
         stored = self.state.get()
-        tail_state = TailState() if stored is None else pickle.loads(stored[0])
+        tail_state = TailState() if stored is None else load_row(stored[0])
         timer = None if stored is None or stored[1] == expired else stored[1]
         tail_state.receive(entries)
         counters = {label: Counters() for label in self.tail.groupings}
@@ -267,7 +267,7 @@ class Operator(StatefulProcessor):
         wake = None
         if tail_state.waiting():
             wake = max(timer_values.getCurrentWatermarkInMs(), 0) + 1
-        self.state.update((pickle.dumps(tail_state), wake))
+        self.state.update((dump_row(tail_state), wake))
         self._move_timer(timer, wake)
 
     def _emit(self, grouping, first, emissions) -> None:
