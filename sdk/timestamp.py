@@ -70,12 +70,14 @@ def check_timestamps(label: str, timestamps, elements) -> None:
     for micros, element in zip(timestamps, elements):
         if not MIN_MICROS <= micros <= MAX_MICROS:
             raise UserCodeError(
-                label,
-                element,
-                ValueError(
-                    f"timestamp {micros / MICROS_PER_SECOND:g}s is outside Beam's range "
-                    f"({MIN_MICROS / MICROS_PER_SECOND:g}s to "
-                    f"{MAX_MICROS / MICROS_PER_SECOND:g}s, int64 microseconds): give a time in "
-                    f"seconds, a datetime or a Timestamp"
-                ),
+                label, element, outside_range(f"timestamp {micros / MICROS_PER_SECOND:g}s")
             )
+
+
+def outside_range(what: str) -> ValueError:
+    """The error for a time outside Beam's range; ``what`` names the time."""
+    return ValueError(
+        f"{what} is outside Beam's range ({MIN_MICROS / MICROS_PER_SECOND:g}s to "
+        f"{MAX_MICROS / MICROS_PER_SECOND:g}s, int64 microseconds): give a time in seconds, a "
+        "datetime or a Timestamp"
+    )

@@ -7,8 +7,8 @@ once, not once per window). Besides the aggregates it takes the minimum of each 
 source position — the position the ordinary plan gives the row: Parquet files are numbered in
 ``match_files`` order and rows by their index in the file (``_metadata.row_index``); a
 DataFrame's rows by partition and index there, which is what ``monotonically_increasing_id``
-packs. Where Python would fail (a None time or aggregated value) the query fails with the same
-``UserCodeError``.
+packs. Where Python would fail (a None, NaN, infinite or out-of-range time, a None aggregated
+value) the query fails with the same ``UserCodeError``.
 
 ``build_query`` gives None whenever Spark SQL and the Python path might disagree: a field type
 other than plain integers, floats, strings and booleans (and UTC timestamps for event time), a
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import math
 
 from panes.compiler.lift import lift
 from panes.errors import RunnerError, UserCodeError
@@ -26,6 +27,7 @@ from panes.ir import io
 from panes.ir import windowing as ir
 from panes.ir.rows import BuiltinCombine
 from panes.runners.spark.errors import transported
+from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND, MIN_MICROS, outside_range, to_micros
 from panes.transforms.group_by import missing_value_message
 from panes.transforms.timestamps import TimestampFromField
 
@@ -160,7 +162,8 @@ def _whole_milliseconds(window_fn, time_type) -> bool:
 def _event_micros(aggregation, types: dict, nullable: dict):
     """Each row's event time in micros, as ``WithTimestampField`` reads the field."""
     field = aggregation.timestamp_field
-    return _micros(_required(nullable, field, _timestamp_error(aggregation)), types[field])
+    column = _required(nullable, field, _timestamp_error(aggregation))
+    return _micros(column, types[field], aggregation.timestamp_label)
 
 
 def _aggregates(aggregation, types: dict, nullable: dict, sums: str) -> tuple:
@@ -442,18 +445,43 @@ def _required(nullable: dict, name: str, error: UserCodeError):
     return F.coalesce(_column(name), F.raise_error(F.lit(transported(error))))
 
 
-def _micros(column, data_type):
+def _micros(column, data_type, label: str):
     """Event time in micros, as ``panes.timestamp.to_micros`` reads the field's values:
     integers are seconds, floats seconds cut to the microsecond toward zero (as Beam's
-    ``Timestamp`` does), timestamps instants."""
+    ``Timestamp`` does), timestamps instants. A time Python cannot take (NaN, infinite
+    micros, outside Beam's range) fails the query with Python's error, ANSI mode or not."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     if isinstance(data_type, T.TimestampType):
         return F.unix_micros(column)
+    nan, infinite, outside = (F.raise_error(F.lit(transported(e))) for e in _time_errors(label))
     if isinstance(data_type, (T.FloatType, T.DoubleType)):
-        return (column.cast("double") * 1_000_000.0).cast("long")
-    return column.cast("long") * 1_000_000
+        seconds = column.cast("double")
+        micros = seconds * float(MICROS_PER_SECOND)
+        return (
+            F.when(F.isnan(seconds), nan)
+            .when(F.abs(micros) == float("inf"), infinite)
+            .when((micros < float(MIN_MICROS)) | (micros > float(MAX_MICROS)), outside)
+            .otherwise(micros.cast("long"))
+        )
+    seconds = column.cast("long")
+    least, most = -(-MIN_MICROS // MICROS_PER_SECOND), MAX_MICROS // MICROS_PER_SECOND
+    return F.when((seconds < least) | (seconds > most), outside).otherwise(
+        seconds * MICROS_PER_SECOND
+    )
+
+
+def _time_errors(label: str) -> list:
+    """What ``to_micros`` and ``check_timestamps`` raise in ``label`` at a NaN, at an
+    infinite time, and at one outside Beam's range (without the element, which SQL lacks)."""
+    errors = []
+    for seconds in (math.nan, math.inf):
+        try:
+            to_micros(seconds)
+        except (ValueError, OverflowError) as error:
+            errors.append(UserCodeError(label, None, error))
+    return [*errors, UserCodeError(label, None, outside_range("an event time"))]
 
 
 def _timestamp_error(aggregation) -> UserCodeError:

@@ -4,6 +4,7 @@ timestamps, windows, panes and positions — whatever the windows, times and par
 
 import datetime as dt
 import decimal
+import math
 import pickle
 import random
 
@@ -14,6 +15,7 @@ from ids import stable_id
 
 import panes as beam
 import panes.runners.spark.runner as spark_runner
+from panes.errors import UserCodeError
 from panes.runners.spark.dataframe import ReadFromDataFrame
 from panes.runners.spark.lowering import SQL_AGGREGATION, lower_aggregations
 from panes.testing import materialize
@@ -260,6 +262,69 @@ def test_integer_sums_beyond_64_bits_are_exact_as_in_python(
     assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
     if combine is sum:  # a window holds all four of "a"
         assert max(wv.value["out"] for wv in values) == sum(2**62 + i for i in range(4))
+
+
+BAD_TIMES = [
+    (pa.float64(), math.nan),
+    (pa.float64(), math.inf),
+    (pa.float64(), -math.inf),
+    (pa.float64(), 1e303),  # finite seconds, infinite micros
+    (pa.float64(), 1e300),
+    (pa.float64(), -9.3e12),
+    (pa.int64(), 10**13),
+    (pa.int64(), -(10**13)),
+]
+
+
+def _failure(runner, build, monkeypatch, lowered=True) -> UserCodeError:
+    with pytest.raises(UserCodeError) as failed:
+        records_of(runner, build, monkeypatch, lowered)
+    return failed.value
+
+
+@pytest.mark.parametrize("time_type, seconds", BAD_TIMES, ids=stable_id)
+def test_a_time_python_cannot_take_fails_as_in_python_ansi_or_not(
+    spark, tmp_path, monkeypatch, time_type, seconds
+):
+    """A NaN, infinite or out-of-range time fails the lowered query with the error the
+    ordinary plans give, naming the transform that reads the time: never Spark's cast error,
+    and never a wrong time when ANSI mode is off."""
+    path = str(tmp_path / "times.parquet")
+    pq.write_table(
+        pa.table(
+            {"key": ["a", "a"], "value": [1, 2], "seconds": pa.array([1, seconds], time_type)}
+        ),
+        path,
+    )
+    build = aggregation(beam.io.ReadFromParquet(path))
+    assert lowered_kinds(spark, lambda p: materialize(build(p))) == [SQL_AGGREGATION, "write"]
+    python = _failure("direct", build, monkeypatch)
+    assert python.label == "WithTimestampField(seconds)"
+    assert _failure("spark", build, monkeypatch, lowered=False).cause.args == python.cause.args
+    ansi = spark.conf.get("spark.sql.ansi.enabled")
+    for mode in ("true", "false"):
+        spark.conf.set("spark.sql.ansi.enabled", mode)
+        try:
+            lowered = _failure("spark", build, monkeypatch)
+        finally:
+            spark.conf.set("spark.sql.ansi.enabled", ansi)
+        assert (lowered.label, type(lowered.cause)) == (python.label, type(python.cause))
+        if "outside Beam's range" in str(python.cause):
+            assert str(lowered.cause).startswith("an event time is outside Beam's range")
+        else:
+            assert lowered.cause.args == python.cause.args
+
+
+@pytest.mark.parametrize("seconds", [9_223_372_036_000, -9_223_372_036_000, 9.2e12, -9.2e12])
+def test_times_near_the_ends_of_beams_range_are_lowered_as_in_python(
+    spark, tmp_path, monkeypatch, seconds
+):
+    path = str(tmp_path / "ends.parquet")
+    pq.write_table(pa.table({"key": ["a"], "value": [1], "seconds": [seconds]}), path)
+    build = aggregation(beam.io.ReadFromParquet(path))
+    lowered, values = records_of("spark", build, monkeypatch)
+    assert values == records_of("direct", build, monkeypatch)[1]
+    assert lowered == records_of("spark", build, monkeypatch, lowered=False)[0]
 
 
 def test_utc_timestamps_are_event_times(spark, tmp_path, monkeypatch):

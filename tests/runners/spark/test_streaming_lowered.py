@@ -416,6 +416,27 @@ def test_a_missing_value_fails_the_run_naming_the_transform_and_the_field(
     assert "field 'score' is None" in str(failed.value)
 
 
+@pytest.mark.parametrize("seconds", ["NaN", "1e300"])
+def test_a_time_python_cannot_take_fails_the_run_as_on_the_engine(
+    spark, tmp_path, monkeypatch, seconds
+):
+    files = [[("ann", "red", 1, 1.0), ("bob", "blue", 2, seconds)]]
+    failures = []
+    for engine in (True, False):
+        with pytest.raises(UserCodeError) as failed:
+            windowing = beam.WindowInto(FixedWindows(20))
+            run(spark, tmp_path, f"time-{engine}", windowing, engine, monkeypatch, files)
+        failures.append(failed.value)
+    on_engine, lowered = failures
+    assert lowered.label == on_engine.label == "Read(DataFrameSource)"
+    assert type(lowered.cause) is type(on_engine.cause) is ValueError
+    if seconds == "NaN":
+        assert lowered.cause.args == on_engine.cause.args
+    else:
+        assert "is outside Beam's range" in str(lowered.cause)
+        assert "is outside Beam's range" in str(on_engine.cause)
+
+
 def test_integer_sums_are_pythons_beyond_64_bits(spark, tmp_path, monkeypatch):
     scores = [2**62 + 1, 2**62 + 3, 2**62 - 7, -(2**40) - 5]
     files = [[("ann", "red", score, 1.0 + index) for index, score in enumerate(scores)]]
