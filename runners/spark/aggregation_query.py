@@ -27,7 +27,14 @@ from panes.ir import io
 from panes.ir import windowing as ir
 from panes.ir.rows import BuiltinCombine
 from panes.runners.spark.errors import transported
-from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND, MIN_MICROS, outside_range, to_micros
+from panes.timestamp import (
+    MAX_MICROS,
+    MICROS_PER_SECOND,
+    MIN_MICROS,
+    check_timestamps,
+    outside_range,
+    to_micros,
+)
 from panes.transforms.group_by import missing_value_message
 from panes.transforms.timestamps import TimestampFromField
 
@@ -93,8 +100,9 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
     schema)`` takes the fields and the event time in micros (``EVENT_MICROS``) before they are
     grouped, and returns the rows to group in ``schema``: for sessions with each row's
     ``SESSION_FROM`` (``_streaming_sessions``). It also fails a None in the
-    ``required_fields``, which the query does not check: the error a query raises is in its
-    plan, and a streaming query's failures print its plan. Integer sums are exact
+    ``required_fields`` and a null ``EVENT_MICROS`` (a time Python cannot take), which the
+    query does not check: the error a query raises is in its plan, and a streaming query's
+    failures print its plan. Integer sums are exact
     (``SPLIT_SUMS``): a streaming query cannot be run again."""
     from pyspark.sql import functions as F
 
@@ -106,7 +114,8 @@ def build_streaming_query(aggregation, frame, delay: int, late_filter):
     window_fn = aggregation.strategy.window_fn
     keys, _, _, per_row, results = _aggregates(aggregation, types, unchecked, SPLIT_SUMS)
     timed = frame.select(
-        *map(_column, fields), _event_micros(aggregation, types, unchecked).alias(EVENT_MICROS)
+        *map(_column, fields),
+        _event_micros(aggregation, types, unchecked, checked=False).alias(EVENT_MICROS),
     )
     start = F.unix_micros("window.start")
     if isinstance(window_fn, ir.Sessions):
@@ -159,11 +168,12 @@ def _whole_milliseconds(window_fn, time_type) -> bool:
     return gap % 1000 == 0 and gap < _GAP_LIMIT and isinstance(time_type, _integral_types())
 
 
-def _event_micros(aggregation, types: dict, nullable: dict):
-    """Each row's event time in micros, as ``WithTimestampField`` reads the field."""
+def _event_micros(aggregation, types: dict, nullable: dict, checked: bool = True):
+    """Each row's event time in micros, as ``WithTimestampField`` reads the field; unless
+    ``checked``, null where Python fails, for a check in Python (``_micros``)."""
     field = aggregation.timestamp_field
     column = _required(nullable, field, _timestamp_error(aggregation))
-    return _micros(column, types[field], aggregation.timestamp_label)
+    return _micros(column, types[field], aggregation.timestamp_label if checked else None)
 
 
 def _aggregates(aggregation, types: dict, nullable: dict, sums: str) -> tuple:
@@ -445,17 +455,23 @@ def _required(nullable: dict, name: str, error: UserCodeError):
     return F.coalesce(_column(name), F.raise_error(F.lit(transported(error))))
 
 
-def _micros(column, data_type, label: str):
+def _micros(column, data_type, label: str | None):
     """Event time in micros, as ``panes.timestamp.to_micros`` reads the field's values:
     integers are seconds, floats seconds cut to the microsecond toward zero (as Beam's
     ``Timestamp`` does), timestamps instants. A time Python cannot take (NaN, infinite
-    micros, outside Beam's range) fails the query with Python's error, ANSI mode or not."""
+    micros, outside Beam's range) fails the query with Python's error in ``label``, ANSI mode
+    or not; with no ``label`` it is null (a streaming query's plan holds no error: its failures
+    print the plan, and the error would be taken for theirs)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     if isinstance(data_type, T.TimestampType):
         return F.unix_micros(column)
-    nan, infinite, outside = (F.raise_error(F.lit(transported(e))) for e in _time_errors(label))
+    if label is None:
+        nan = infinite = outside = F.lit(None)
+    else:
+        errors = [time_error(label, math.nan), time_error(label, math.inf), _outside(label)]
+        nan, infinite, outside = (F.raise_error(F.lit(transported(e))) for e in errors)
     if isinstance(data_type, (T.FloatType, T.DoubleType)):
         seconds = column.cast("double")
         micros = seconds * float(MICROS_PER_SECOND)
@@ -472,16 +488,21 @@ def _micros(column, data_type, label: str):
     )
 
 
-def _time_errors(label: str) -> list:
-    """What ``to_micros`` and ``check_timestamps`` raise in ``label`` at a NaN, at an
-    infinite time, and at one outside Beam's range (without the element, which SQL lacks)."""
-    errors = []
-    for seconds in (math.nan, math.inf):
-        try:
-            to_micros(seconds)
-        except (ValueError, OverflowError) as error:
-            errors.append(UserCodeError(label, None, error))
-    return [*errors, UserCodeError(label, None, outside_range("an event time"))]
+def time_error(label: str, seconds) -> UserCodeError:
+    """What ``to_micros`` or ``check_timestamps`` raises in ``label`` at ``seconds``, a time
+    Python cannot take (without the element, which SQL lacks)."""
+    try:
+        check_timestamps(label, [to_micros(seconds)], [None])
+    except (ValueError, OverflowError) as error:
+        return UserCodeError(label, None, error)
+    except UserCodeError as error:
+        return error
+    raise AssertionError(f"{seconds!r} is a time Python takes")
+
+
+def _outside(label: str) -> UserCodeError:
+    """``time_error`` at a time outside Beam's range, whichever (SQL cannot format it)."""
+    return UserCodeError(label, None, outside_range("an event time"))
 
 
 def _timestamp_error(aggregation) -> UserCodeError:

@@ -37,6 +37,7 @@ from panes.runners.spark.aggregation_query import (
     build_streaming_query,
     period_of,
     required_fields,
+    time_error,
 )
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.lowering import result_columns, row_maker
@@ -157,7 +158,8 @@ def late_filter(aggregation, late):
     ended by the micro-batch's watermark (``BATCH_PROPERTY``), as the engine drops an element
     from each such window, and drops the rows left in none; Spark drops a sliding window's row
     from its ended windows itself, by the same watermark (``SETTINGS``). A None where Python
-    fails fails the run as Python does (``required_fields``); so does a row in an open window
+    fails fails the run as Python does (``required_fields``), and so does a time Python cannot
+    take (``_time_failure``); so does a row in an open window
     that ends at or before 1970 (only before the watermark has passed 1970): Spark's watermark
     starts there, and would take such a window as ended. Sessions' rows get their
     ``SESSION_FROM`` (``aggregation_query._streaming_sessions``)."""
@@ -167,7 +169,7 @@ def late_filter(aggregation, late):
     # time fails every row, as the read's timestamp_fn does; a None value only a row on time,
     # as a late element never reaches the combiner.
     required = {field: transported(error) for field, error in required_fields(aggregation).items()}
-    time_error = required.pop(aggregation.timestamp_field)
+    none_error = required.pop(aggregation.timestamp_field)
 
     def run(batches):
         from pyspark import TaskContext
@@ -176,8 +178,8 @@ def late_filter(aggregation, late):
         batch_id, watermark = _batch_of(context)
         dropped = 0
         for batch in batches:
-            if batch.column(aggregation.timestamp_field).null_count:
-                raise TransportedError(time_error)
+            if batch.column(EVENT_MICROS).null_count:
+                raise TransportedError(_time_failure(batch, aggregation, none_error))
             times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
             opened, ended, earliest_end = windows(times, watermark)
             dropped += int(ended.sum())
@@ -193,6 +195,18 @@ def late_filter(aggregation, late):
         late.add({(batch_id, context.partitionId()): dropped})
 
     return run
+
+
+def _time_failure(batch, aggregation, none_error: str) -> str:
+    """The error of the batch's first row whose time Python fails: ``none_error`` at a None,
+    else ``time_error`` at its time (its ``EVENT_MICROS`` is null: ``_micros``)."""
+    import pyarrow.compute as pc
+
+    first = pc.index(batch.column(EVENT_MICROS).is_null(), True).as_py()
+    seconds = batch.column(aggregation.timestamp_field)[first].as_py()
+    if seconds is None:
+        return none_error
+    return transported(time_error(aggregation.timestamp_label, seconds))
 
 
 def _with_session_from(batch, times, watermark: int):
