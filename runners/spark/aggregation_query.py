@@ -501,7 +501,8 @@ def time_error(label: str, seconds) -> UserCodeError:
 
 
 def _outside(label: str) -> UserCodeError:
-    """``time_error`` at a time outside Beam's range, whichever (SQL cannot format it)."""
+    """``time_error`` at a time outside Beam's range, without the time: SQL cannot write it
+    as Python does."""
     return UserCodeError(label, None, outside_range("an event time"))
 
 

@@ -4,7 +4,7 @@ data) pickled, and a key bucket's keys in one state row of Spark's state store, 
 
 A bucket's pickles repeat their classes' names and much of their values, so zstd shrinks a row
 about tenfold for less time than RocksDB takes to write what it saves (benchmarks/README.md,
-*Streaming state as live keys grow*)."""
+*Streaming state rows compressed*)."""
 
 from __future__ import annotations
 

@@ -43,8 +43,8 @@ from panes.runners.spark.worker_logs import captured
 from panes.windowing.engine import Counters
 
 # A bucket's state: its keys' (state, first position, Spark wake-up, processing-time due),
-# pickled, and its Spark timer; beside it, the first of its keys' due times. The tail's: its
-# state.
+# pickled and compressed (``key_state.dump_row``), and its Spark timer; beside it, the first of
+# its keys' due times. The tail's: its state, the same way.
 BUCKET_STATE = "state binary, timer long"
 DUE = "due long"
 
