@@ -33,7 +33,6 @@ from panes.timestamp import (
     MIN_MICROS,
     check_timestamps,
     outside_range,
-    to_micros,
 )
 from panes.transforms.group_by import missing_value_message
 from panes.transforms.timestamps import TimestampFromField
@@ -172,8 +171,12 @@ def _event_micros(aggregation, types: dict, nullable: dict, checked: bool = True
     """Each row's event time in micros, as ``WithTimestampField`` reads the field; unless
     ``checked``, null where Python fails, for a check in Python (``_micros``)."""
     field = aggregation.timestamp_field
-    column = _required(nullable, field, _timestamp_error(aggregation))
-    return _micros(column, types[field], aggregation.timestamp_label if checked else None)
+    column = _required(nullable, field, time_error(aggregation, None))
+    errors = None
+    if checked:
+        outside = UserCodeError(aggregation.timestamp_label, None, outside_range("an event time"))
+        errors = [time_error(aggregation, math.nan), time_error(aggregation, math.inf), outside]
+    return _micros(column, types[field], errors)
 
 
 def _aggregates(aggregation, types: dict, nullable: dict, sums: str) -> tuple:
@@ -455,22 +458,21 @@ def _required(nullable: dict, name: str, error: UserCodeError):
     return F.coalesce(_column(name), F.raise_error(F.lit(transported(error))))
 
 
-def _micros(column, data_type, label: str | None):
+def _micros(column, data_type, errors: list | None):
     """Event time in micros, as ``panes.timestamp.to_micros`` reads the field's values:
     integers are seconds, floats seconds cut to the microsecond toward zero (as Beam's
-    ``Timestamp`` does), timestamps instants. A time Python cannot take (NaN, infinite
-    micros, outside Beam's range) fails the query with Python's error in ``label``, ANSI mode
-    or not; with no ``label`` it is null (a streaming query's plan holds no error: its failures
-    print the plan, and the error would be taken for theirs)."""
+    ``Timestamp`` does), timestamps instants. A time Python cannot take fails the query with
+    ``errors``' (at a NaN, at infinite micros, outside Beam's range), ANSI mode or not; with no
+    ``errors`` it is null (a streaming query's plan holds no error: its failures print the
+    plan, and the error would be taken for theirs)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     if isinstance(data_type, T.TimestampType):
         return F.unix_micros(column)
-    if label is None:
+    if errors is None:
         nan = infinite = outside = F.lit(None)
     else:
-        errors = [time_error(label, math.nan), time_error(label, math.inf), _outside(label)]
         nan, infinite, outside = (F.raise_error(F.lit(transported(e))) for e in errors)
     if isinstance(data_type, (T.FloatType, T.DoubleType)):
         seconds = column.cast("double")
@@ -488,32 +490,20 @@ def _micros(column, data_type, label: str | None):
     )
 
 
-def time_error(label: str, seconds) -> UserCodeError:
-    """What ``to_micros`` or ``check_timestamps`` raises in ``label`` at ``seconds``, a time
-    Python cannot take (without the element, which SQL lacks)."""
+def time_error(aggregation, seconds) -> UserCodeError:
+    """The error ``WithTimestampField`` and the range check after it raise at a time
+    ``seconds`` Python cannot take — None, NaN, infinite, outside Beam's range — without the
+    element, which SQL lacks. (SQL cannot write an out-of-range time as Python does: the
+    query's error says "an event time" instead, ``_event_micros``.)"""
+    field, label = aggregation.timestamp_field, aggregation.timestamp_label
     try:
-        check_timestamps(label, [to_micros(seconds)], [None])
-    except (ValueError, OverflowError) as error:
-        return UserCodeError(label, None, error)
+        stamped = TimestampFromField(field).fn({field: seconds})
+        check_timestamps(label, [stamped.timestamp_micros], [None])
     except UserCodeError as error:
         return error
-    raise AssertionError(f"{seconds!r} is a time Python takes")
-
-
-def _outside(label: str) -> UserCodeError:
-    """``time_error`` at a time outside Beam's range, without the time: SQL cannot write it
-    as Python does."""
-    return UserCodeError(label, None, outside_range("an event time"))
-
-
-def _timestamp_error(aggregation) -> UserCodeError:
-    """The error WithTimestampField raises at a None (without the element, which SQL lacks)."""
-    field = aggregation.timestamp_field
-    try:
-        TimestampFromField(field).fn({field: None})
     except Exception as error:
-        return UserCodeError(aggregation.timestamp_label, None, error)
-    raise AssertionError("WithTimestampField accepted None as a time")
+        return UserCodeError(label, None, error)
+    raise AssertionError(f"WithTimestampField took {seconds!r} as a time")
 
 
 def _partials(aggregation, field_aggregation, required, types: dict, sums: str) -> list:
@@ -543,7 +533,7 @@ def _missing_value(aggregation, field_aggregation) -> UserCodeError:
 
 def required_fields(aggregation) -> dict:
     """The fields where a None fails the run, each with the error Python raises there."""
-    errors = {aggregation.timestamp_field: _timestamp_error(aggregation)}
+    errors = {aggregation.timestamp_field: time_error(aggregation, None)}
     for field_aggregation in aggregation.aggregations:
         if field_aggregation.combine is not BuiltinCombine.COUNT:
             errors.setdefault(

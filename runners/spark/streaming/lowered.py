@@ -169,7 +169,7 @@ def late_filter(aggregation, late):
     # time fails every row, as the read's timestamp_fn does; a None value only a row on time,
     # as a late element never reaches the combiner.
     required = {field: transported(error) for field, error in required_fields(aggregation).items()}
-    none_error = required.pop(aggregation.timestamp_field)
+    del required[aggregation.timestamp_field]  # checked with the other bad times
 
     def run(batches):
         from pyspark import TaskContext
@@ -179,7 +179,7 @@ def late_filter(aggregation, late):
         dropped = 0
         for batch in batches:
             if batch.column(EVENT_MICROS).null_count:
-                raise TransportedError(_time_failure(batch, aggregation, none_error))
+                raise TransportedError(_time_failure(batch, aggregation))
             times = batch.column(EVENT_MICROS).to_numpy(zero_copy_only=False)
             opened, ended, earliest_end = windows(times, watermark)
             dropped += int(ended.sum())
@@ -197,16 +197,14 @@ def late_filter(aggregation, late):
     return run
 
 
-def _time_failure(batch, aggregation, none_error: str) -> str:
-    """The error of the batch's first row whose time Python fails: ``none_error`` at a None,
-    else ``time_error`` at its time (its ``EVENT_MICROS`` is null: ``_micros``)."""
+def _time_failure(batch, aggregation) -> str:
+    """The error of the batch's first row whose time Python fails (its ``EVENT_MICROS`` is
+    null: ``aggregation_query._micros``)."""
     import pyarrow.compute as pc
 
     first = pc.index(batch.column(EVENT_MICROS).is_null(), True).as_py()
     seconds = batch.column(aggregation.timestamp_field)[first].as_py()
-    if seconds is None:
-        return none_error
-    return transported(time_error(aggregation.timestamp_label, seconds))
+    return transported(time_error(aggregation, seconds))
 
 
 def _with_session_from(batch, times, watermark: int):
