@@ -73,6 +73,16 @@ QUERY_CONF = {
     # the ingest stage and the groupings share one daemon and its warm workers.
     "spark.sql.execution.pyspark.udf.simplifiedTraceback.enabled": "false",
 }
+# Spark's checkpoint files on the local file system go through Hadoop's FileSystem, not its
+# FileContext (Spark's default), whose renames there run ``readlink`` as a child process for
+# each path without Hadoop's native library, which pip's pyspark lacks: about 55 processes a
+# micro-batch, on the micro-batch's path. The local file system renames atomically either way.
+LOCAL_CHECKPOINT_CONF = {
+    "spark.sql.streaming.checkpointFileManagerClass": (
+        "org.apache.spark.sql.execution.streaming.checkpointing."
+        "FileSystemBasedCheckpointFileManager"
+    ),
+}
 AVAILABLE_NOW = "available_now"
 # The trigger interval of a pipeline that reads a heartbeat (``sources.heartbeat_frame``) and
 # sets none: how late, at most, a processing-time timer fires beyond a micro-batch's duration.
@@ -186,6 +196,7 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
         **QUERY_CONF,
         SHUFFLE_PARTITIONS: str(partitions),
         **(LOWERED_SETTINGS if lowered is not None else {}),
+        **_local_checkpoint_conf(rows.sparkSession, location),
     }
     with _query_conf(rows.sparkSession, settings):
         query = writer.start()
@@ -204,6 +215,18 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
     if not unbounded or options.trigger_interval == AVAILABLE_NOW:
         result.wait_until_finish()
     return result
+
+
+def _local_checkpoint_conf(spark, location: str) -> dict:
+    """``LOCAL_CHECKPOINT_CONF`` for a checkpoint on the local file system, unless the session
+    names its own checkpoint file manager."""
+    if not location.startswith("file:"):
+        return {}
+    return {
+        name: value
+        for name, value in LOCAL_CHECKPOINT_CONF.items()
+        if spark.conf.getAll.get(name) is None
+    }
 
 
 def _waits_on_processing_time(ir) -> bool:

@@ -1,11 +1,16 @@
 """What a streaming run gets without settings: its state in as many partitions as the session
 has cores (or as ``--spark_partitions`` or a ``spark.sql.shuffle.partitions`` the user set
-say), not Spark's 200; the checkpoint keeps the first run's choice."""
+say), not Spark's 200; the checkpoint keeps the first run's choice. A checkpoint on the local
+file system is written through Hadoop's FileSystem, unless the session names another way."""
 
 import json
 
 import panes as beam
-from panes.runners.spark.streaming.runner import SHUFFLE_PARTITIONS, default_partitions
+from panes.runners.spark.streaming.runner import (
+    LOCAL_CHECKPOINT_CONF,
+    SHUFFLE_PARTITIONS,
+    default_partitions,
+)
 from panes.testing import TestStream
 from panes.window import FixedWindows, TimestampedValue
 
@@ -37,7 +42,7 @@ def _run(checkpoint, partitions):
         .advance_watermark_to_infinity()
     )
     p | events | beam.WindowInto(FixedWindows(10)) | beam.CombinePerKey(sum)
-    p.run()
+    return p.run()
 
 
 def test_a_checkpoint_keeps_the_state_partitions_of_its_first_run(spark, tmp_path):
@@ -52,3 +57,22 @@ def test_a_checkpoint_keeps_the_state_partitions_of_its_first_run(spark, tmp_pat
     state = (checkpoint / "state" / "0").iterdir()
     assert sorted(p.name for p in state if p.name.isdigit()) == ["0", "1", "2"]
     assert spark.conf.get(SHUFFLE_PARTITIONS) == "2"  # the session's own, as it was
+
+
+def _checkpoint_manager(result):
+    """The checkpoint file manager the run's query was told to use (None: Spark's default)."""
+    [(name, _)] = LOCAL_CHECKPOINT_CONF.items()
+    return result.query._jsq.streamingQuery().sparkSessionForStream().conf().get(name, None)
+
+
+def test_a_local_checkpoint_is_written_through_hadoops_file_system(spark, tmp_path, hadoop_uri):
+    [(name, manager)] = LOCAL_CHECKPOINT_CONF.items()
+    assert _checkpoint_manager(_run(tmp_path / "local", 2)) == manager
+    assert _checkpoint_manager(_run(hadoop_uri(tmp_path / "elsewhere"), 2)) is None
+    chosen = manager.replace("FileSystemBased", "FileContextBased")  # Spark's default, named
+    spark.conf.set(name, chosen)
+    try:
+        assert _checkpoint_manager(_run(tmp_path / "chosen", 2)) == chosen
+    finally:
+        spark.conf.unset(name)
+    assert spark.conf.getAll.get(name) is None  # the session's own, as it was
