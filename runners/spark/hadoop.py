@@ -56,11 +56,17 @@ class HadoopFileSystems:
     def __init__(self, sc):
         self._jvm = sc._jvm
         self._conf = sc._jsc.hadoopConfiguration()
+        # Looked up once: the gateway finds a class by its dotted name a package at a time,
+        # each package a failed class lookup over every jar of the classpath.
+        self._path = sc._jvm.org.apache.hadoop.fs.Path
+        self._checksummed = sc._jvm.java.lang.Class.forName(
+            "org.apache.hadoop.fs.ChecksumFileSystem"
+        )
 
     def _resolve(self, path: str) -> tuple:
         from py4j.protocol import Py4JJavaError
 
-        jpath = self._jvm.org.apache.hadoop.fs.Path(path)
+        jpath = self._path(path)
         try:
             return jpath.getFileSystem(self._conf), jpath
         except Py4JJavaError as error:
@@ -72,8 +78,7 @@ class HadoopFileSystems:
     def _without_checksums(self, filesystem):
         """``filesystem``, or the one beneath it if it keeps checksum files and takes the same
         paths (not under a scheme of its own, which only the checksummed one translates)."""
-        checksummed = self._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
-        if not checksummed.isInstance(filesystem):
+        if not self._checksummed.isInstance(filesystem):
             return filesystem
         raw = filesystem.getRawFileSystem()
         same_paths = raw.getUri().getScheme() == filesystem.getUri().getScheme()
@@ -101,9 +106,9 @@ class HadoopFileSystems:
         if "**" in pattern:  # Beam's recursive wildcard, which Hadoop globs lack
             qualified = self.qualified(pattern)
             base = qualified[: qualified.index("**")].rsplit("/", 1)[0]
-            if not filesystem.exists(self._jvm.org.apache.hadoop.fs.Path(base)):
+            if not filesystem.exists(self._path(base)):
                 return []
-            listing = filesystem.listFiles(self._jvm.org.apache.hadoop.fs.Path(base), True)
+            listing = filesystem.listFiles(self._path(base), True)
             regex, statuses = glob_regex(qualified), []
             while listing.hasNext():
                 status = listing.next()
@@ -168,7 +173,7 @@ class HadoopFileSystems:
         the file system matches, so only those cross to Python (a directory of a streaming
         job's outputs holds many)."""
         filesystem, _ = self._resolve(path)
-        pattern = self._jvm.org.apache.hadoop.fs.Path(literal(self.qualified(path)) + "*")
+        pattern = self._path(literal(self.qualified(path)) + "*")
         return sorted(s.getPath().toString() for s in filesystem.globStatus(pattern) or [])
 
     def list_directory(self, path: str) -> list:

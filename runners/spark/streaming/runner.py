@@ -225,7 +225,7 @@ def _local_checkpoint_conf(spark, location: str) -> dict:
     return {
         name: value
         for name, value in LOCAL_CHECKPOINT_CONF.items()
-        if spark.conf.getAll.get(name) is None
+        if spark.conf.get(name, None) is None
     }
 
 
@@ -344,7 +344,7 @@ def default_partitions(spark, chosen=None) -> int:
     every micro-batch opens and commits."""
     if chosen:
         return int(chosen)
-    user_set = spark.conf.getAll.get(SHUFFLE_PARTITIONS)
+    user_set = spark.conf.get(SHUFFLE_PARTITIONS, None)
     return int(user_set) if user_set else spark.sparkContext.defaultParallelism
 
 
@@ -397,7 +397,7 @@ def _take_settings(query) -> None:
 def _query_conf(spark, settings: dict):
     """``settings`` in the session's conf while the query starts: the query runs on a copy of
     the session made then, and the session's other work keeps its own."""
-    previous = {name: spark.conf.getAll.get(name) for name in settings}
+    previous = {name: spark.conf.get(name, None) for name in settings}
     for name, value in settings.items():
         spark.conf.set(name, value)
     try:
