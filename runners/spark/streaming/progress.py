@@ -76,7 +76,13 @@ class ProgressLogger:
             )
 
     def _log_new(self) -> None:
-        for progress in self.query.recentProgress:
+        """Logs the micro-batches since the last logged. The last one's progress is one call;
+        Spark's recent ones (up to 100, each a call) are read only when more than one came."""
+        last = self.query.lastProgress
+        if last is None or last.batchId <= self._logged:
+            return
+        recent = self.query.recentProgress if last.batchId > self._logged + 1 else [last]
+        for progress in recent:
             if progress.batchId > self._logged:
                 self._logged = progress.batchId
                 self._log(progress)

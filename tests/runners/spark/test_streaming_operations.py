@@ -179,7 +179,10 @@ def _quick_start(tmp_path, *flags):
 def test_a_run_prints_its_progress_and_nothing_else(tmp_path):
     printed = _quick_start(tmp_path).splitlines()
     ours = [line for line in printed if line.startswith("panes.streaming: ")]
-    assert sum("micro-batch" in line for line in ours) >= 2
+    batches = [
+        int(line.split(" micro-batch ")[1].split(":")[0]) for line in ours if "micro-batch" in line
+    ]
+    assert len(batches) >= 2 and batches == list(range(len(batches)))  # each once, in order
     # Java's own note on the incubator module it loads is the only other line, but for
     # Spark's word on the port its UI took where another application (a parallel test
     # process) holds the usual one.
