@@ -12,6 +12,7 @@ Spark's writers left stay in the temporary directory, removed with it."""
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 
@@ -59,9 +60,10 @@ class HadoopFileSystems:
         # Looked up once: the gateway finds a class by its dotted name a package at a time,
         # each package a failed class lookup over every jar of the classpath.
         self._path = sc._jvm.org.apache.hadoop.fs.Path
-        self._checksummed = sc._jvm.java.lang.Class.forName(
-            "org.apache.hadoop.fs.ChecksumFileSystem"
-        )
+
+    @functools.cached_property
+    def _checksummed(self):
+        return self._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
 
     def _resolve(self, path: str) -> tuple:
         from py4j.protocol import Py4JJavaError

@@ -74,9 +74,10 @@ QUERY_CONF = {
     "spark.sql.execution.pyspark.udf.simplifiedTraceback.enabled": "false",
 }
 # Spark's checkpoint files on the local file system go through Hadoop's FileSystem, not its
-# FileContext (Spark's default), whose renames there run ``readlink`` as a child process for
-# each path without Hadoop's native library, which pip's pyspark lacks: about 55 processes a
-# micro-batch, on the micro-batch's path. The local file system renames atomically either way.
+# FileContext (Spark's default), whose rename checks each path for a symbolic link, which
+# Hadoop's local file system does by running ``readlink`` as a child process: about 55
+# processes a micro-batch, on the micro-batch's path. FileSystem's rename also replaces a file
+# in one step, where FileContext's deletes it first.
 LOCAL_CHECKPOINT_CONF = {
     "spark.sql.streaming.checkpointFileManagerClass": (
         "org.apache.spark.sql.execution.streaming.checkpointing."
@@ -219,13 +220,14 @@ def run_streaming(ir, options, partitions=None, ticks_per_batch: int = 1):
 
 def _local_checkpoint_conf(spark, location: str) -> dict:
     """``LOCAL_CHECKPOINT_CONF`` for a checkpoint on the local file system, unless the session
-    names its own checkpoint file manager."""
+    (or its Hadoop configuration) names its own checkpoint file manager."""
     if not location.startswith("file:"):
         return {}
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
     return {
         name: value
         for name, value in LOCAL_CHECKPOINT_CONF.items()
-        if spark.conf.get(name, None) is None
+        if spark.conf.get(name, None) is None and hadoop.get(name) is None
     }
 
 

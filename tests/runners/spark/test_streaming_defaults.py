@@ -59,20 +59,29 @@ def test_a_checkpoint_keeps_the_state_partitions_of_its_first_run(spark, tmp_pat
     assert spark.conf.get(SHUFFLE_PARTITIONS) == "2"  # the session's own, as it was
 
 
-def _checkpoint_manager(result):
-    """The checkpoint file manager the run's query was told to use (None: Spark's default)."""
+def _told(result):
+    """The checkpoint file manager the run's query was told to use (None: Spark's choice)."""
     [(name, _)] = LOCAL_CHECKPOINT_CONF.items()
     return result.query._jsq.streamingQuery().sparkSessionForStream().conf().get(name, None)
 
 
+def _managers(result) -> set:
+    """The classes of the file managers that wrote the run's offset and commit logs."""
+    query = result.query._jsq.streamingQuery()
+    return {
+        log.fileManager().getClass().getName() for log in (query.offsetLog(), query.commitLog())
+    }
+
+
 def test_a_local_checkpoint_is_written_through_hadoops_file_system(spark, tmp_path, hadoop_uri):
     [(name, manager)] = LOCAL_CHECKPOINT_CONF.items()
-    assert _checkpoint_manager(_run(tmp_path / "local", 2)) == manager
-    assert _checkpoint_manager(_run(hadoop_uri(tmp_path / "elsewhere"), 2)) is None
+    assert _managers(_run(tmp_path / "local", 2)) == {manager}
+    assert spark.conf.get(name, None) is None  # the session's own, as it was
+    assert _told(_run(hadoop_uri(tmp_path / "elsewhere"), 2)) is None
     chosen = manager.replace("FileSystemBased", "FileContextBased")  # Spark's default, named
     spark.conf.set(name, chosen)
     try:
-        assert _checkpoint_manager(_run(tmp_path / "chosen", 2)) == chosen
+        assert _managers(_run(tmp_path / "chosen", 2)) == {chosen}
+        assert spark.conf.get(name) == chosen
     finally:
         spark.conf.unset(name)
-    assert spark.conf.getAll.get(name) is None  # the session's own, as it was
