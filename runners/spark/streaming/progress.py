@@ -76,14 +76,14 @@ class ProgressLogger:
             )
 
     def _log_new(self) -> None:
-        """Logs the micro-batches since the last logged. The last one's progress is one call;
+        """Logs the micro-batches run since the last logged. The last progress is one call;
         Spark's recent ones (up to 100, each a call) are read only when more than one came."""
         last = self.query.lastProgress
         if last is None or last.batchId <= self._logged:
             return
         recent = self.query.recentProgress if last.batchId > self._logged + 1 else [last]
         for progress in recent:
-            if progress.batchId > self._logged:
+            if progress.batchId > self._logged and _ran(progress):
                 self._logged = progress.batchId
                 self._log(progress)
 
@@ -117,3 +117,9 @@ class ProgressLogger:
             IDLE_NOTE if idle and not self._idle else "",
         )
         self._idle = idle
+
+
+def _ran(progress) -> bool:
+    """Whether ``progress`` is a micro-batch's, not Spark's note that a trigger found nothing to
+    run, which carries the id of the micro-batch still to come."""
+    return "addBatch" in progress.durationMs

@@ -197,6 +197,41 @@ def test_a_log_level_shows_what_pyspark_prints(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_micro_batch_after_triggers_that_found_nothing_gets_its_line(spark, tmp_path, caplog):
+    """Spark notes a trigger that found no new input with the id of the micro-batch to come;
+    that micro-batch, once input arrives, is the one logged."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "0.txt").write_text("a\n")
+    p = _unbounded_pipeline(tmp_path, trigger_interval=0.2)
+    p | ReadFromText(str(tmp_path / "in" / "*.txt")) | WriteToText(str(tmp_path / "out" / "lines"))
+    caplog.set_level(logging.INFO, logger="panes.streaming")
+    result = p.run()
+    try:
+        _wait_for(lambda: _published(tmp_path / "out" / "lines") == ["a"])
+        _wait_for(lambda: _found_nothing(result.query.lastProgress))
+        (tmp_path / "in" / "1.txt").write_text("b\n")
+        _wait_for(lambda: sorted(_published(tmp_path / "out" / "lines")) == ["a", "b"])
+        _wait_for(lambda: len(_progress(caplog)) >= 2)
+    finally:
+        result.cancel()
+    lines = [line.getMessage() for line in _progress(caplog)]
+    assert [line.split(" micro-batch ")[1].split(":")[0] for line in lines] == ["0", "1"]
+    assert all(": 1 rows in " in line for line in lines), lines
+
+
+def _found_nothing(progress) -> bool:
+    """Whether ``progress`` is Spark's note of a trigger that found no new input."""
+    return progress is not None and "addBatch" not in progress.durationMs
+
+
+def _wait_for(condition, seconds: float = 180) -> None:
+    deadline = time.time() + seconds
+    while not condition():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
 def test_processing_time_fires_from_the_wall_clock_without_new_input(spark, tmp_path, caplog):
     """A processing-time trigger and ``GroupIntoBatches``' buffering timer fire on files that
     all arrived before the start: no later input moves the clock, the heartbeat does. Once
