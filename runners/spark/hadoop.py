@@ -63,6 +63,7 @@ class HadoopFileSystems:
 
     @functools.cached_property
     def _checksummed(self):
+        """Hadoop's ``ChecksumFileSystem`` class, looked up when first needed."""
         return self._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
 
     def _resolve(self, path: str) -> tuple:

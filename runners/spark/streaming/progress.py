@@ -86,6 +86,8 @@ class ProgressLogger:
             if progress.batchId > self._logged and _ran(progress):
                 self._logged = progress.batchId
                 self._log(progress)
+        if not _ran(last):  # every micro-batch before the one to come has run
+            self._logged = max(self._logged, last.batchId - 1)
 
     def _heartbeat_rows(self, progress) -> int:
         if not self._heartbeat:

@@ -75,9 +75,10 @@ QUERY_CONF = {
 }
 # Spark's checkpoint files on the local file system go through Hadoop's FileSystem, not its
 # FileContext (Spark's default), whose rename checks each path for a symbolic link, which
-# Hadoop's local file system does by running ``readlink`` as a child process: about 55
-# processes a micro-batch, on the micro-batch's path. FileSystem's rename also replaces a file
-# in one step, where FileContext's deletes it first.
+# Hadoop's local file system does by running ``readlink`` as a child process: 55 to 60
+# processes a micro-batch, on the micro-batch's path. Where Spark overwrites a file (the state
+# store's), FileSystem's rename also replaces it in one step, where FileContext's deletes it
+# first.
 LOCAL_CHECKPOINT_CONF = {
     "spark.sql.streaming.checkpointFileManagerClass": (
         "org.apache.spark.sql.execution.streaming.checkpointing."

@@ -85,3 +85,9 @@ def test_a_local_checkpoint_is_written_through_hadoops_file_system(spark, tmp_pa
         assert spark.conf.get(name) == chosen
     finally:
         spark.conf.unset(name)
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()  # spark.hadoop.<name> at the start
+    hadoop.set(name, chosen)
+    try:
+        assert _managers(_run(tmp_path / "hadoop", 2)) == {chosen}
+    finally:
+        hadoop.unset(name)

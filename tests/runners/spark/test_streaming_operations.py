@@ -8,6 +8,7 @@ connector is installed). A run prints its progress lines and nothing else, unles
 import glob
 import json
 import logging
+import os
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ from pyspark.sql import SparkSession
 import panes as beam
 from panes.io.text import ReadFromText, WriteToText
 from panes.metrics import Metrics
-from panes.runners.spark.streaming.progress import IDLE_NOTE
+from panes.runners.spark.streaming.progress import IDLE_NOTE, POLL_SECONDS
 from panes.runners.spark.streaming.sources import ReadFromSpark
 from panes.testing import materialize
 from panes.trigger import AccumulationMode, AfterCount, AfterProcessingTime, Repeatedly
@@ -209,7 +210,9 @@ def test_a_micro_batch_after_triggers_that_found_nothing_gets_its_line(spark, tm
     try:
         _wait_for(lambda: _published(tmp_path / "out" / "lines") == ["a"])
         _wait_for(lambda: _found_nothing(result.query.lastProgress))
-        (tmp_path / "in" / "1.txt").write_text("b\n")
+        time.sleep(2 * POLL_SECONDS)  # the progress thread has seen it
+        (tmp_path / "in" / "1.tmp").write_text("b\n")
+        os.replace(tmp_path / "in" / "1.tmp", tmp_path / "in" / "1.txt")  # whole when listed
         _wait_for(lambda: sorted(_published(tmp_path / "out" / "lines")) == ["a", "b"])
         _wait_for(lambda: len(_progress(caplog)) >= 2)
     finally:
@@ -225,6 +228,7 @@ def _found_nothing(progress) -> bool:
 
 
 def _wait_for(condition, seconds: float = 180) -> None:
+    """Waits until ``condition()`` holds; fails after ``seconds``."""
     deadline = time.time() + seconds
     while not condition():
         assert time.time() < deadline, "timed out"
