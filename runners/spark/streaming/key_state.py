@@ -1,6 +1,7 @@
 """A keyed node's keys as the streaming runner keeps them between micro-batches: each key's
 state (the windowing engine's ``KeyState``, or a stateful DoFn's ``StatefulKeyState``: plain
-data) pickled, and a key bucket's keys in one state row of Spark's state store, compressed.
+data) pickled, and a key bucket's keys in one state row of Spark's state store (``Bucket``),
+compressed.
 
 A bucket's pickles repeat their classes' names and much of their values, so zstd shrinks a row
 about tenfold for less time than RocksDB takes to write what it saves (benchmarks/README.md,
@@ -10,13 +11,21 @@ from __future__ import annotations
 
 import pickle
 import struct
+from operator import itemgetter
 
+import numpy
 import pyarrow
 from pyspark import cloudpickle
 
 _ZSTD = b"Z"  # a pickle starts with its protocol opcode, 0x80
 _SIZE = struct.Struct("<Q")
 _CODEC = pyarrow.Codec("zstd", compression_level=1)
+_COLUMNS = b"C"  # a bucket laid out by column (``Bucket``)
+_HEADER = struct.Struct("<QQ")  # a bucket's keys, and the bytes of their pickled list
+_TIMES = numpy.dtype("<i8")  # a bucket's wake-ups (ms) and due times (µs)
+_LENGTHS = numpy.dtype("<u8")  # the lengths of its keys' pickles
+_UNSET = int(numpy.iinfo(_TIMES).max)  # a wake-up or due time a key does not have
+_NO_TIMES, _NO_LENGTHS = numpy.empty(0, _TIMES), numpy.empty(0, _LENGTHS)
 
 
 def load_state(blob: bytes):
@@ -45,3 +54,136 @@ def load_row(blob: bytes):
         return pickle.loads(blob)
     (size,) = _SIZE.unpack_from(blob, 1)
     return pickle.loads(_CODEC.decompress(memoryview(blob)[1 + _SIZE.size :], size, asbytes=True))
+
+
+class Bucket:
+    """A key bucket's keys as its one state row keeps them: per key, its pickled state, its
+    first position, its Spark wake-up and its processing-time due. The row is laid out by
+    column — the keys, the wake-ups, the due times, the lengths of each key's two pickles,
+    then the pickles — so loading a bucket makes no object per key but its key, and writing
+    it copies the pickles of the keys a call did not advance in runs: a call costs the keys it
+    advances, and copying and compressing the others (benchmarks/README.md, *Streaming bucket
+    rows by column*)."""
+
+    def __init__(self, keys=(), wakes=_NO_TIMES, dues=_NO_TIMES, ends=_NO_LENGTHS, body=b""):
+        """``keys`` with their ``wakes`` and ``dues`` (``_UNSET``: none) and, two a key, where
+        its pickled state and its pickled first position end in ``body``."""
+        self._keys = list(keys)
+        self._index = {key: index for index, key in enumerate(self._keys)}
+        self._wakes, self._dues, self._ends = wakes, dues, ends
+        self._body = memoryview(body)
+        self._changed: dict = {}  # key -> its new (state, first, wake, due); None: removed
+
+    @classmethod
+    def load(cls, blob: bytes) -> Bucket:
+        """The bucket ``dump`` stored, or one stored by a panes from before the columns."""
+        if blob[:1] != _COLUMNS:
+            return cls._of(load_row(blob))
+        (size,) = _SIZE.unpack_from(blob, 1)
+        payload = _CODEC.decompress(memoryview(blob)[1 + _SIZE.size :], size, asbytes=True)
+        count, keys_size = _HEADER.unpack_from(payload)
+        at = _HEADER.size + keys_size
+        keys = pickle.loads(memoryview(payload)[_HEADER.size : at])
+        wakes = numpy.frombuffer(payload, _TIMES, count, at)
+        dues = numpy.frombuffer(payload, _TIMES, count, at + 8 * count)
+        ends = numpy.cumsum(numpy.frombuffer(payload, _LENGTHS, 2 * count, at + 16 * count))
+        body = memoryview(payload)[at + 32 * count :]
+        if len(body) != (int(ends[-1]) if count else 0):
+            raise ValueError("a key bucket's state row is corrupt: its lengths miss its bytes")
+        return cls(keys, wakes, dues, ends, body)
+
+    @classmethod
+    def _of(cls, keys: dict) -> Bucket:
+        """The bucket of an older row, a dict of its keys' ``(state, first, wake, due)``,
+        written by column once and read back."""
+        bucket = cls()
+        bucket._changed = dict(keys)
+        row = bucket.dump()[0]
+        return cls() if row is None else cls.load(row)
+
+    def get(self, key: bytes):
+        """The key's ``(pickled state, first position)``; None for a key the bucket lacks."""
+        if key in self._changed:
+            stored = self._changed[key]
+            return None if stored is None else stored[:2]
+        index = self._index.get(key)
+        if index is None:
+            return None
+        start = int(self._ends[2 * index - 1]) if index else 0
+        middle, end = int(self._ends[2 * index]), int(self._ends[2 * index + 1])
+        return bytes(self._body[start:middle]), pickle.loads(self._body[middle:end])
+
+    def set(self, key: bytes, stored) -> None:
+        """Gives the key ``(pickled state, first position, wake-up, due)``; None removes it."""
+        self._changed[key] = stored
+
+    def due(self, watermark: int, processing_now, skip) -> list:
+        """The keys, sorted, whose Spark wake-up the ``watermark`` (ms) has reached or whose
+        processing-time timer is due by ``processing_now`` (None: none is), but for ``skip``."""
+        reached = self._wakes <= watermark
+        if processing_now is not None:
+            reached |= self._dues <= processing_now
+        keys = self._keys
+        return sorted(
+            key
+            for key in map(keys.__getitem__, numpy.flatnonzero(reached).tolist())
+            if key not in skip
+        )
+
+    def dump(self) -> tuple:
+        """``(row, earliest wake-up, earliest due)`` of the bucket as changed; the row is None
+        when no key is left."""
+        keep = numpy.ones(len(self._keys), bool)
+        keep[numpy.array([self._index[k] for k in self._changed if k in self._index], int)] = False
+        added = sorted(
+            ((key, stored) for key, stored in self._changed.items() if stored is not None),
+            key=itemgetter(0),
+        )
+        keys = [*map(self._keys.__getitem__, numpy.flatnonzero(keep).tolist())]
+        keys += [key for key, _ in added]
+        if not keys:
+            return None, None, None
+        pickles = [
+            (stored[0], pickle.dumps(stored[1], pickle.HIGHEST_PROTOCOL)) for _, stored in added
+        ]
+        wakes = numpy.concatenate([self._wakes[keep], _times(s[2] for _, s in added)])
+        dues = numpy.concatenate([self._dues[keep], _times(s[3] for _, s in added)])
+        lengths = numpy.diff(self._ends, prepend=_LENGTHS.type(0)).reshape(-1, 2)[keep]
+        lengths = numpy.concatenate(
+            [lengths.ravel(), numpy.array([len(p) for pair in pickles for p in pair], _LENGTHS)]
+        )
+        pickled_keys = pickle.dumps(keys, pickle.HIGHEST_PROTOCOL)
+        payload = b"".join(
+            [
+                _HEADER.pack(len(keys), len(pickled_keys)),
+                pickled_keys,
+                wakes.tobytes(),
+                dues.tobytes(),
+                lengths.tobytes(),
+                *self._kept_runs(keep),
+                *(part for pair in pickles for part in pair),
+            ]
+        )
+        row = _COLUMNS + _SIZE.pack(len(payload)) + _CODEC.compress(payload, asbytes=True)
+        return row, _earliest(wakes), _earliest(dues)
+
+    def _kept_runs(self, keep) -> list:
+        """The pickles of the kept keys, as runs of the body between the keys left out."""
+        ends, body, runs, start = self._ends, self._body, [], 0
+        for left_out in [*numpy.flatnonzero(~keep).tolist(), len(self._keys)]:
+            if left_out > start:
+                first = int(ends[2 * start - 1]) if start else 0
+                runs.append(body[first : int(ends[2 * left_out - 1])])
+            start = left_out + 1
+        return runs
+
+
+def _times(times) -> numpy.ndarray:
+    """A column of wake-ups or due times (None: ``_UNSET``)."""
+    return numpy.array([_UNSET if time is None else time for time in times], _TIMES)
+
+
+def _earliest(times: numpy.ndarray):
+    """The earliest of a column of times; None when none is set."""
+    earliest = int(times.min()) if len(times) else _UNSET
+    return None if earliest == _UNSET else earliest

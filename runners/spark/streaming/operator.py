@@ -35,16 +35,22 @@ from panes.runners.keyed import KeyedNode
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.positions import FINISH, grouped
 from panes.runners.spark.streaming.clocks import BatchClocks
-from panes.runners.spark.streaming.key_state import dump_row, dump_state, load_row, load_state
+from panes.runners.spark.streaming.key_state import (
+    Bucket,
+    dump_row,
+    dump_state,
+    load_row,
+    load_state,
+)
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, add_report, load
 from panes.runners.spark.streaming.tail import Tail, TailState
 from panes.runners.spark.worker_logs import captured
 from panes.windowing.engine import Counters
 
-# A bucket's state: its keys' (state, first position, Spark wake-up, processing-time due),
-# pickled and compressed (``key_state.dump_row``), and its Spark timer; beside it, the first of
-# its keys' due times. The tail's: its state, the same way.
+# A bucket's state: its keys' (state, first position, Spark wake-up, processing-time due), laid
+# out by column and compressed (``key_state.Bucket``), and its Spark timer; beside it, the first
+# of its keys' due times. The tail's: its state, pickled and compressed (``key_state.dump_row``).
 BUCKET_STATE = "state binary, timer long"
 DUE = "due long"
 
@@ -181,16 +187,8 @@ class Operator(StatefulProcessor):
                 if first_due is None or first_due[0] > processing_now:
                     return
         stored = self.state.get()
-        keys, timer = ({}, None) if stored is None else (load_row(stored[0]), stored[1])
-        due = sorted(
-            key
-            for key, (_, _, wake, processing) in keys.items()
-            if key not in entries
-            and (
-                (wake is not None and wake <= now)
-                or (processing is not None and processing <= processing_now)
-            )
-        )
+        bucket, timer = (Bucket(), None) if stored is None else (Bucket.load(stored[0]), stored[1])
+        due = bucket.due(now, processing_now, entries)
         self.cell[1] = grouping.label
         grouping.node.start_bundle()
         self._last_step = None
@@ -198,32 +196,28 @@ class Operator(StatefulProcessor):
             kept = self._advance_key(
                 grouping,
                 key_bytes,
-                keys.get(key_bytes),
+                bucket.get(key_bytes),
                 entries.get(key_bytes, []),
                 timer_values,
                 container,
             )
-            if kept is None:
-                keys.pop(key_bytes, None)
-            else:
-                keys[key_bytes] = kept
+            bucket.set(key_bytes, kept)
         self._emit_finished(grouping, grouping.node.finish_bundle())
-        earliest = min((wake for _, _, wake, _ in keys.values() if wake is not None), default=None)
-        if keys:
-            self.state.update((dump_row(keys), earliest))
-        else:
+        row, earliest, first_due = bucket.dump()
+        if row is None:
             self.state.clear()
+        else:
+            self.state.update((row, earliest))
         self._move_timer(None if timer == expired else timer, earliest)
         if self.stage.heartbeat:
-            first_due = min((due for *_, due in keys.values() if due is not None), default=None)
             if first_due is None:
                 self.due.clear()
             else:
                 self.due.update((first_due,))
 
     def _advance_key(self, grouping, key_bytes, stored, records, timer_values, container):
-        """Advances one key from its ``stored`` ``(state, first position, Spark wake-up,
-        processing-time due)``; returns them anew (None: its state is empty)."""
+        """Advances one key from its ``stored`` ``(state, first position)``; returns them
+        anew with its Spark wake-up and processing-time due (None: its state is empty)."""
         if stored is None and not records:
             return None
         counters = Counters()
