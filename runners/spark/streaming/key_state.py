@@ -1,7 +1,7 @@
 """A keyed node's keys as the streaming runner keeps them between micro-batches: each key's
 state (the windowing engine's ``KeyState``, or a stateful DoFn's ``StatefulKeyState``: plain
 data) pickled, and a key bucket's keys in one state row of Spark's state store (``Bucket``),
-compressed.
+compressed; the tail's state in one row, pickled and compressed (``dump_row``).
 
 A bucket's pickles repeat their classes' names and much of their values, so zstd shrinks a row
 about tenfold for less time than RocksDB takes to write what it saves (benchmarks/README.md,
@@ -21,7 +21,7 @@ _ZSTD = b"Z"  # a pickle starts with its protocol opcode, 0x80
 _SIZE = struct.Struct("<Q")
 _CODEC = pyarrow.Codec("zstd", compression_level=1)
 _COLUMNS = b"C"  # a bucket laid out by column (``Bucket``)
-_HEADER = struct.Struct("<QQ")  # a bucket's keys, and the bytes of their pickled list
+_HEADER = struct.Struct("<QQ")  # the number of a bucket's keys, and the size of their pickle
 _TIMES = numpy.dtype("<i8")  # a bucket's wake-ups (ms) and due times (µs)
 _LENGTHS = numpy.dtype("<u8")  # the lengths of its keys' pickles
 _UNSET = int(numpy.iinfo(_TIMES).max)  # a wake-up or due time a key does not have
@@ -42,31 +42,38 @@ def dump_state(state) -> bytes:
 
 
 def dump_row(value) -> bytes:
-    """A state row's value (a bucket's keys, the tail's state) pickled and compressed."""
-    pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
-    return _ZSTD + _SIZE.pack(len(pickled)) + _CODEC.compress(pickled, asbytes=True)
+    """A state row's value (the tail's state) pickled and compressed."""
+    return _compressed(_ZSTD, pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
 
 
 def load_row(blob: bytes):
     """The value ``dump_row`` stored, or a plain pickle (a checkpoint's rows from before
-    compression)."""
-    if blob[:1] != _ZSTD:
-        return pickle.loads(blob)
+    compression); also a key bucket's row from before ``Bucket``."""
+    return pickle.loads(_decompressed(blob) if blob[:1] == _ZSTD else blob)
+
+
+def _compressed(marker: bytes, payload: bytes) -> bytes:
+    """A row's ``payload`` compressed, behind the ``marker`` of its layout and its size."""
+    return marker + _SIZE.pack(len(payload)) + _CODEC.compress(payload, asbytes=True)
+
+
+def _decompressed(blob: bytes) -> bytes:
+    """The payload of a row ``_compressed`` wrote."""
     (size,) = _SIZE.unpack_from(blob, 1)
-    return pickle.loads(_CODEC.decompress(memoryview(blob)[1 + _SIZE.size :], size, asbytes=True))
+    return _CODEC.decompress(memoryview(blob)[1 + _SIZE.size :], size, asbytes=True)
 
 
 class Bucket:
     """A key bucket's keys as its one state row keeps them: per key, its pickled state, its
     first position, its Spark wake-up and its processing-time due. The row is laid out by
     column — the keys, the wake-ups, the due times, the lengths of each key's two pickles,
-    then the pickles — so loading a bucket makes no object per key but its key, and writing
-    it copies the pickles of the keys a call did not advance in runs: a call costs the keys it
-    advances, and copying and compressing the others (benchmarks/README.md, *Streaming bucket
+    then the pickles — so loading a bucket unpickles only its keys, and writing it copies the
+    pickles of the keys a call left alone, run by run: a call costs the keys it advances, and
+    copying and compressing the others (benchmarks/README.md, *Streaming bucket
     rows by column*)."""
 
     def __init__(self, keys=(), wakes=_NO_TIMES, dues=_NO_TIMES, ends=_NO_LENGTHS, body=b""):
-        """``keys`` with their ``wakes`` and ``dues`` (``_UNSET``: none) and, two a key, where
+        """``keys`` with their ``wakes`` and ``dues`` (``_UNSET``: none) and, two per key, where
         its pickled state and its pickled first position end in ``body``."""
         self._keys = list(keys)
         self._index = {key: index for index, key in enumerate(self._keys)}
@@ -79,8 +86,7 @@ class Bucket:
         """The bucket ``dump`` stored, or one stored by a panes from before the columns."""
         if blob[:1] != _COLUMNS:
             return cls._of(load_row(blob))
-        (size,) = _SIZE.unpack_from(blob, 1)
-        payload = _CODEC.decompress(memoryview(blob)[1 + _SIZE.size :], size, asbytes=True)
+        payload = _decompressed(blob)
         count, keys_size = _HEADER.unpack_from(payload)
         at = _HEADER.size + keys_size
         keys = pickle.loads(memoryview(payload)[_HEADER.size : at])
@@ -164,8 +170,7 @@ class Bucket:
                 *(part for pair in pickles for part in pair),
             ]
         )
-        row = _COLUMNS + _SIZE.pack(len(payload)) + _CODEC.compress(payload, asbytes=True)
-        return row, _earliest(wakes), _earliest(dues)
+        return _compressed(_COLUMNS, payload), _earliest(wakes), _earliest(dues)
 
     def _kept_runs(self, keep) -> list:
         """The pickles of the kept keys, as runs of the body between the keys left out."""

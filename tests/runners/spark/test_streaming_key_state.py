@@ -4,6 +4,8 @@ the keys a call advances; rows of older panes still read."""
 
 import pickle
 
+import pyarrow
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import strategy_of
@@ -17,6 +19,7 @@ from panes.windowing.aggregation import CombineFnAggregation
 from panes.windowing.engine import WindowingEngine
 from panes.windowing.window_fn_kinds import from_ir
 
+zstd = pyarrow.Codec("zstd")
 STRATEGY = strategy_of(
     window_fn=FixedWindows(60),
     trigger=AfterWatermark(early=AfterCount(1000), late=AfterCount(1)),
@@ -25,26 +28,25 @@ STRATEGY = strategy_of(
 )
 
 
-def _keys(keys: int) -> dict:
+def _keys(count: int) -> dict:
     """A bucket's keys as the operator keeps them: per key, its state after one element, its
     first position, its Spark wake-up and its processing-time due."""
     engine = WindowingEngine(STRATEGY, CombineFnAggregation(SumFn()))
-    window_fn, row = from_ir(STRATEGY.window_fn), {}
-    for index in range(keys):
+    window_fn, keys = from_ir(STRATEGY.window_fn), {}
+    for index in range(count):
         seconds = index % 3600
         value = WindowedValue(index, seconds, window_fn.assign(AssignContext(seconds, index)))
         state = engine.new_state(f"player-{index}")
         engine.step(state, [value], to_micros(seconds - 20), None)
-        row[pickle.dumps(f"player-{index}")] = (dump_state(state), (index, 0), 60_020, None)
-    return row
+        keys[pickle.dumps(f"player-{index}")] = (dump_state(state), (index, 0), 60_020, None)
+    return keys
 
 
-def _bucket(keys: dict) -> Bucket:
+def _stored(keys: dict) -> bytes:
     bucket = Bucket()
     for key, stored in keys.items():
         bucket.set(key, stored)
-    row = bucket.dump()[0]
-    return Bucket() if row is None else Bucket.load(row)
+    return bucket.dump()[0]
 
 
 def _contents(bucket: Bucket, keys) -> dict:
@@ -63,64 +65,70 @@ def test_a_bucket_reads_back_as_it_was_written_in_a_fraction_of_the_bytes():
 
 
 def test_a_bucket_left_without_keys_stores_nothing():
-    bucket = _bucket(_keys(3))
-    for key in _keys(3):
+    keys = _keys(3)
+    bucket = Bucket.load(_stored(keys))
+    for key in keys:
         bucket.set(key, None)
     assert bucket.dump() == (None, None, None)
 
 
+def test_a_row_whose_lengths_miss_its_bytes_is_refused():
+    row = _stored(_keys(3))
+    payload = zstd.decompress(row[9:], int.from_bytes(row[1:9], "little"), asbytes=True)
+    truncated = payload[:-1]
+    corrupt = row[:1] + len(truncated).to_bytes(8, "little") + zstd.compress(truncated)
+    with pytest.raises(ValueError, match="corrupt"):
+        Bucket.load(corrupt)
+
+
 KEYS = st.integers(0, 30).map(lambda index: pickle.dumps(f"player-{index}"))
 TIME = st.none() | st.integers(-5, 50)
-STORED = st.tuples(st.binary(max_size=20), st.integers(0, 9), TIME, TIME)
+STORED = st.builds(
+    lambda state, first, wake, due: (state, (first,), wake, due),
+    st.binary(max_size=20),
+    st.integers(0, 9),
+    TIME,
+    TIME,
+)
+CALL = st.tuples(
+    st.dictionaries(KEYS, st.none() | STORED, max_size=25),  # the keys it advances
+    st.integers(-5, 50),  # the watermark
+    st.none() | st.integers(-5, 50),  # processing time, with a heartbeat
+)
 
 
 @settings(max_examples=80, deadline=None)
-@given(
-    st.dictionaries(
-        KEYS,
-        STORED,
-        max_size=25,
-    ),
-    st.dictionaries(KEYS, st.none() | STORED, max_size=25),
-    st.integers(-5, 50),
-    st.none() | st.integers(-5, 50),
-)
-def test_a_call_reads_and_rewrites_the_keys_it_advances_and_keeps_the_others(
-    before, changes, watermark, processing_now
-):
-    def stored(state, first, wake, due):
-        return (state, (first,), wake, due)
-
-    model = {key: stored(*value) for key, value in before.items()}
-    bucket = _bucket(model)
-    expected_due = sorted(
-        key
-        for key, (*_, wake, due) in model.items()
-        if key not in changes
-        and (
-            (wake is not None and wake <= watermark)
-            or (processing_now is not None and due is not None and due <= processing_now)
+@given(st.dictionaries(KEYS, STORED, max_size=25), st.lists(CALL, min_size=1, max_size=3))
+def test_a_call_reads_and_rewrites_the_keys_it_advances_and_keeps_the_others(before, calls):
+    model, row = dict(before), _stored(before)
+    for changes, watermark, processing_now in calls:
+        bucket = Bucket() if row is None else Bucket.load(row)
+        assert bucket.due(watermark, processing_now, changes) == sorted(
+            key
+            for key, (*_, wake, due) in model.items()
+            if key not in changes
+            and (
+                (wake is not None and wake <= watermark)
+                or (processing_now is not None and due is not None and due <= processing_now)
+            )
         )
-    )
-    assert bucket.due(watermark, processing_now, changes) == expected_due
-    for key, value in changes.items():
-        assert bucket.get(key) == (None if key not in model else model[key][:2])
-        bucket.set(key, None if value is None else stored(*value))
-        if value is None:
-            model.pop(key, None)
-        else:
-            model[key] = stored(*value)
-    row, earliest, first_due = bucket.dump()
-    wakes = [kept[2] for kept in model.values() if kept[2] is not None]
-    dues = [kept[3] for kept in model.values() if kept[3] is not None]
-    assert (earliest, first_due) == (min(wakes, default=None), min(dues, default=None))
-    if not model:
-        assert row is None
-        return
-    loaded = Bucket.load(row)
-    assert _contents(loaded, {*before, *changes}) == {k: v[:2] for k, v in model.items()}
-    assert loaded.due(10**9, None, ()) == sorted(k for k, v in model.items() if v[2] is not None)
-    assert loaded.dump()[0] == row  # nothing left over past the keys' bytes
+        for key, stored in changes.items():
+            assert bucket.get(key) == (None if key not in model else model[key][:2])
+            bucket.set(key, stored)
+            if stored is None:
+                model.pop(key, None)
+            else:
+                model[key] = stored
+        row, earliest, first_due = bucket.dump()
+        wakes = [kept[2] for kept in model.values() if kept[2] is not None]
+        dues = [kept[3] for kept in model.values() if kept[3] is not None]
+        assert (earliest, first_due) == (min(wakes, default=None), min(dues, default=None))
+        assert (row is None) == (not model)
+    if row is not None:
+        loaded = Bucket.load(row)
+        seen = {*before, *(key for changes, *_ in calls for key in changes)}
+        assert _contents(loaded, seen) == {key: kept[:2] for key, kept in model.items()}
+        assert loaded.dump()[0] == row  # a reload writes the same bytes: nothing left over
 
 
 def test_a_row_of_an_older_panes_still_reads():
