@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from panes.errors import UserCodeError
 from panes.ir.windowing import AccumulationMode, TimestampCombiner
 from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
 from panes.window import PANE_NO_FIRING, PaneInfo, PaneInfoTiming, WindowedValue, windowed_value
@@ -202,48 +201,18 @@ class WindowingEngine:
         pane, no timer, only counting). Most elements of a busy window are such, and skip the
         trigger tree. Stops at the first element that is not, or right after one that moved the
         key's earliest hold (for the caller to note at its step); returns where it stopped."""
-        states, epoch, contents = state.windows, state.epoch, self.contents
-        # Contents are added as _process_element adds them: an evictor's buffer keeps each
-        # element's time and arrival; an aggregation is called bare (a combiner's add_input
-        # itself), its failures wrapped here.
-        evicting = self.evicting
-        add = contents.add if evicting else contents.adder()
+        call = _Call(state, self.output_watermark(state), Counters())
         hold, count, index = self.earliest_hold(state), len(elements), start
         while index < count:
             position, value, timestamp, windows, _ = elements[index]
             step = position[0]
             if step > last_step or (index + 1 < count and elements[index + 1][0][0] == step):
                 break
-            window_state = states.get(windows[0]) if len(windows) == 1 else None
-            if window_state is None:
-                break
-            quiet = window_state.quiet
-            if quiet is None or quiet.budget < 1 or quiet.epoch != epoch:
+            if len(windows) != 1 or not self._absorb(call, windows[0], value, timestamp):
                 break
             index += 1
-            quiet.budget -= 1
-            state.arrivals += 1
-            try:
-                window_state.contents = (
-                    add(window_state.contents, value, timestamp, state.arrivals)
-                    if evicting
-                    else add(window_state.contents, value)
-                )
-            except UserCodeError:
-                raise
-            except Exception as error:
-                raise contents.failed(value, error) from error
-            window_state.has_new_elements = True
-            window_state.size += 1
-            window_state.unfired += 1
-            values = window_state.trigger.values
-            for node in quiet.counters:
-                values[node] = values.get(node, 0) + 1
-            if not quiet.holds_settled:
-                call = _Call(state, self.output_watermark(state), Counters())
-                self._add_holds(call, window_state, windows[0], timestamp, quiet.gc_time)
-                if self.earliest_hold(state) != hold:
-                    break
+            if not self.holds_settle and self.earliest_hold(state) != hold:
+                break
         return index
 
     def advance_watermark(self, state: KeyState, watermark: int, counters: Counters) -> list:
@@ -315,13 +284,9 @@ class WindowingEngine:
         context = self._process_element(call, window, wv, gc_time)
         if context is None:
             return
-        state = call.state
-        window_state = state.windows[window]
         if self.trigger.should_fire(context):
-            self._emit(call, window, window_state)
-        budget, counters = self.trigger.quiet(context)
-        if budget:
-            window_state.quiet = QuietRun(state.epoch, budget, counters, gc_time, self.holds_settle)
+            self._emit(call, window, call.state.windows[window])
+        self._note_quiet(call.state, window, context, gc_time)
 
     def _process_elements(self, call: _Call, values: list) -> None:
         windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
@@ -333,13 +298,22 @@ class WindowingEngine:
         )
         states = call.state.windows
         to_consider = [w for w in targets if w not in states or not states[w].closed]
+        quiet: dict = {}  # window -> whether its trigger was known to stay quiet in the bundle
         for wv in values:
             if merged_into is None:
-                element_windows = wv.windows if len(wv.windows) == 1 else dict.fromkeys(wv.windows)
+                if len(wv.windows) == 1:
+                    window = wv.windows[0]
+                    if not self._absorb(call, window, wv.value, wv.timestamp_micros):
+                        self._process_counted(call, window, wv, quiet)
+                    continue
+                element_windows = dict.fromkeys(wv.windows)
             else:
                 element_windows = dict.fromkeys(merged_into.get(w, w) for w in wv.windows)
             for window in element_windows:
                 self._process_element(call, window, wv, self._gc_time(window))
+        for window, noted in quiet.items():
+            if noted:  # spent with the bundle: a key's state is not kept with it
+                states[window].quiet = None
         for window in to_consider:
             window_state = states.get(window)
             if (
@@ -348,6 +322,52 @@ class WindowingEngine:
                 and self.trigger.should_fire(self._context(call.state, window, window_state))
             ):
                 self._emit(call, window, window_state)
+
+    def _process_counted(self, call: _Call, window, wv: WindowedValue, quiet: dict) -> None:
+        """``_process_element`` for an element of a bundle in one window that does not merge;
+        then, unless the window's trigger is ready or was found not quiet before in the bundle,
+        notes how many more of the bundle's elements need no trigger call (``_absorb``)."""
+        gc_time = self._gc_time(window)
+        context = self._process_element(call, window, wv, gc_time)
+        if context is None or quiet.get(window) is False or self.trigger.should_fire(context):
+            return
+        quiet[window] = self._note_quiet(call.state, window, context, gc_time)
+
+    def _note_quiet(self, state: KeyState, window, context, gc_time: int) -> bool:
+        """Keeps with the window how many more elements its trigger takes without a call, from
+        its ``context`` after an element (``TriggerRunner.quiet``); whether any."""
+        budget, counters = self.trigger.quiet(context)
+        if budget:
+            state.windows[window].quiet = QuietRun(
+                state.epoch, budget, counters, gc_time, self.holds_settle
+            )
+        return bool(budget)
+
+    def _absorb(self, call: _Call, window, value, timestamp: int) -> bool:
+        """Adds an element to a window whose trigger is known to stay quiet for it
+        (``QuietRun``) as ``_process_element`` would, without calling the trigger; False,
+        changing nothing, when it is not known to."""
+        state = call.state
+        window_state = state.windows.get(window)
+        if window_state is None:
+            return False
+        quiet = window_state.quiet
+        if quiet is None or quiet.budget < 1 or quiet.epoch != state.epoch:
+            return False
+        quiet.budget -= 1
+        state.arrivals += 1
+        window_state.contents = self.contents.add(
+            window_state.contents, value, timestamp, state.arrivals
+        )
+        window_state.has_new_elements = True
+        window_state.size += 1
+        window_state.unfired += 1
+        values = window_state.trigger.values
+        for node in quiet.counters:
+            values[node] = values.get(node, 0) + 1
+        if not quiet.holds_settled:
+            self._add_holds(call, window_state, window, timestamp, quiet.gc_time)
+        return True
 
     def _process_element(self, call: _Call, window, wv: WindowedValue, gc_time: int):
         """Adds one element to one window; returns the trigger context it used (None when the

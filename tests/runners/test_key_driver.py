@@ -46,6 +46,7 @@ TRIGGERS = [
     AfterWatermark(early=AfterProcessingTime(2), late=AfterCount(1)),
     Repeatedly(AfterAny(AfterCount(3), AfterProcessingTime(5))),
     CountTrigger(2),
+    CountTrigger(4),
     ContinuousEventTimeTrigger(3),
 ]
 
