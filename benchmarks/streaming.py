@@ -27,6 +27,11 @@ panes runs as Spark's streaming aggregation.
 
 ``--latency`` instead measures the micro-batch latency floor: six one-line files, one per
 micro-batch; the median time of the last five micro-batches.
+
+Every job runs with ``--partitions`` shuffle and state partitions, by default the machine's
+cores: the default parallelism of ``local[*]``, which is what panes gives a new checkpoint's
+state when the session does not set ``spark.sql.shuffle.partitions`` (Spark's own default,
+200, would slow the native aggregation down, not speed it up).
 """
 
 from __future__ import annotations
@@ -289,11 +294,21 @@ JOBS = {
 }
 
 
-def one(system: str, size: int, files: int, files_per_trigger: int, keys: int = KEYS) -> dict:
-    """Runs ``system`` once untimed on a small input, then timed; returns its measurements."""
+def _session(partitions: int):
+    """The benchmarks' Spark session (``benchmarks.one.session``) with ``partitions`` shuffle
+    and state partitions."""
     from benchmarks.one import session
 
     spark = session()
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    return spark
+
+
+def one(
+    system: str, size: int, files: int, files_per_trigger: int, keys: int, partitions: int
+) -> dict:
+    """Runs ``system`` once untimed on a small input, then timed; returns its measurements."""
+    spark = _session(partitions)
     for run_size, run_files in ((WARM_UP_SIZE, 2), (size, files)):
         directory = input_directory(run_size, run_files, keys)
         out = Path(tempfile.mkdtemp(prefix="panes-streaming-bench-"))
@@ -339,11 +354,9 @@ def micro_batches(progress: list) -> dict:
     }
 
 
-def latency(system: str) -> dict:
+def latency(system: str, partitions: int) -> dict:
     """The median duration of micro-batches that each read one one-line file."""
-    from benchmarks.one import session
-
-    spark = session()
+    spark = _session(partitions)
     directory = Path(tempfile.mkdtemp(prefix="panes-latency-"))
     out = Path(tempfile.mkdtemp(prefix="panes-latency-out-"))
     try:
@@ -364,12 +377,10 @@ def latency(system: str) -> dict:
     return {"seconds": statistics.median(durations) / 1000, "batches": len(durations)}
 
 
-def live(system: str, keys: int) -> dict:
+def live(system: str, keys: int, partitions: int) -> dict:
     """The median duration and RocksDB bytes written of the measured micro-batches of
     ``live_keys_directory(keys)``, and the state rows after them."""
-    from benchmarks.one import session
-
-    spark = session()
+    spark = _session(partitions)
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     out = Path(tempfile.mkdtemp(prefix="panes-live-"))
     try:
@@ -391,6 +402,7 @@ def main():
     parser.add_argument("--files", type=int, default=20)
     parser.add_argument("--files-per-trigger", type=int, default=2)
     parser.add_argument("--keys", type=int, default=KEYS)
+    parser.add_argument("--partitions", type=int, default=os.cpu_count())
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--latency", action="store_true")
@@ -400,26 +412,28 @@ def main():
     if args.one:
         system, *rest = args.one
         if rest == ["latency"]:
-            result = latency(system)
+            result = latency(system, args.partitions)
         elif rest[0] == "live":
-            result = live(system, int(rest[1]))
+            result = live(system, int(rest[1]), args.partitions)
         else:
-            result = one(system, *map(int, rest))
+            result = one(system, *map(int, rest), args.partitions)
         print(json.dumps(result))
         return
     systems = args.systems.split(",")
+    partitions = ("--partitions", str(args.partitions))
     if args.live_keys:
-        live_table(systems, [int(count) for count in args.live_keys.split(",")])
+        live_table(systems, [int(count) for count in args.live_keys.split(",")], partitions)
         return
     rows = {}
     for system in systems:
         runs = [
-            fresh("streaming", system, "latency")
+            fresh("streaming", system, "latency", *partitions)
             if args.latency
             else fresh(
                 "streaming",
                 system,
                 *map(str, (args.size, args.files, args.files_per_trigger, args.keys)),
+                *partitions,
             )
             for _ in range(args.repeat)
         ]
@@ -428,30 +442,37 @@ def main():
         print(f"{system:<20} {seconds:8.2f} s  {runs[0]}", flush=True)
     if args.latency:
         return
-    base = rows.get("stateless-native", (None,))[0]
+    stateless = rows.get("stateless-native", (None,))[0]
+    native = rows.get("native-aggregation", (None,))[0]
     print(
-        f"\n{args.keys:,} keys\n\n| system | time (s) | events/s | micro-batches | outputs "
-        "| × stateless-native rate | median micro-batch (s) | RocksDB bytes written per "
-        "micro-batch | state rows at the end |"
+        f"\n{args.keys:,} keys, {args.partitions} partitions\n\n| system | time (s) | events/s "
+        "| micro-batches | outputs | × stateless-native rate | × native-aggregation rate "
+        "| median micro-batch (s) | RocksDB bytes written per micro-batch "
+        "| state rows at the end |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for system, (seconds, run) in rows.items():
-        ratio = f"{base / seconds:.2f}" if base else "–"
         print(
             f"| {system} | {seconds:.2f} | {args.size / seconds:,.0f} | {run['batches']} | "
-            f"{run['outputs']:,} | {ratio} | {run['batch_seconds']:.2f} | "
-            f"{_bytes(run['state_bytes_written'])} | {run['state_rows']:,} |"
+            f"{run['outputs']:,} | {_ratio(stateless, seconds)} | {_ratio(native, seconds)} | "
+            f"{run['batch_seconds']:.2f} | {_bytes(run['state_bytes_written'])} | "
+            f"{run['state_rows']:,} |"
         )
 
 
-def live_table(systems: list, counts: list) -> None:
+def _ratio(base, seconds) -> str:
+    """A system's rate as a multiple of the ``base`` system's (which took ``base`` s)."""
+    return "–" if base is None else f"{base / seconds:.2f}"
+
+
+def live_table(systems: list, counts: list, partitions: tuple) -> None:
     print(
         "| system | live keys | median micro-batch (s) | RocksDB bytes written per micro-batch "
         "| state rows |\n| --- | ---: | ---: | ---: | ---: |"
     )
     for system in systems:
         for keys in counts:
-            run = fresh("streaming", system, "live", str(keys))
+            run = fresh("streaming", system, "live", str(keys), *partitions)
             print(
                 f"| {system} | {keys:,} | {run['batch_seconds']:.2f} | "
                 f"{_bytes(run['state_bytes_written'])} | {run['state_rows']:,} |",
