@@ -2,7 +2,8 @@
 Structured Streaming (local mode), each in a fresh process after an untimed warm-up run.
 
     python -m benchmarks.streaming [--size 1000000] [--files 20] [--files-per-trigger 2]
-                                   [--keys 1000] [--repeat 1] [--systems ...]
+                                   [--keys 1000] [--partitions CORES] [--repeat 1]
+                                   [--systems ...] [--latency | --live-keys 1000,...]
 
 The input is benchmark workload 4's event file (``datagen.events_csv``: ``--keys`` keys, an
 hour of event time, up to 30 s out of order) cut into ``--files`` files, read

@@ -10,9 +10,9 @@ from panes.windowing.output_watermark import OutputWatermark
 
 
 class WithoutShortcuts(WindowingEngine):
-    """The engine calling the trigger for every element: no element is absorbed into a window
-    known to stay quiet (``WindowingEngine._absorb``), so what the shortcut gives is checked
-    against what the trigger itself says."""
+    """The engine calling the trigger for every element of a bundle: none is absorbed into a
+    window known to stay quiet (``WindowingEngine._absorb``), so that what the shortcut gives
+    can be checked against what the trigger itself says."""
 
     def _absorb(self, call, window, value, timestamp) -> bool:
         return False
@@ -22,10 +22,11 @@ class Stepper:
     """A grouping's keys through the event log: at each step, every key with state or with
     elements takes one ``step``; a key's state starts at the grouping's clocks and is dropped
     once the engine says it is empty. Counts add up in ``counters``; ``states`` holds the live
-    keys' states."""
+    keys' states. Without ``shortcuts`` the engine calls the trigger for every element."""
 
-    def __init__(self, strategy, aggregation=None):
-        self.engine = WithoutShortcuts(strategy, aggregation or BufferAggregation())
+    def __init__(self, strategy, aggregation=None, shortcuts=True):
+        engine = WindowingEngine if shortcuts else WithoutShortcuts
+        self.engine = engine(strategy, aggregation or BufferAggregation())
         self.states: dict = {}
         self.ranks: dict = {}  # key -> the order it first arrived in, its holder id
         self.counters = Counters()

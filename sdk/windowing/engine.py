@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from panes.errors import UserCodeError
 from panes.ir.windowing import AccumulationMode, TimestampCombiner
 from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MIN_MICROS
 from panes.window import PANE_NO_FIRING, PaneInfo, PaneInfoTiming, WindowedValue, windowed_value
@@ -188,9 +189,13 @@ class WindowingEngine:
                 return call.emissions
         on_time = [wv for wv in (self._drop_expired(call, wv) for wv in values) if wv is not None]
         groups = [[wv] for wv in on_time] if self.flink else [on_time]
+        quiet: dict = {}  # window -> whether its trigger was known to stay quiet in the bundle
         for group in groups:
             if group:
-                self._process_elements(call, group)
+                self._process_elements(call, group, quiet)
+        for window, noted in quiet.items():
+            if noted:  # a run noted in a bundle ends with it: the clocks move before the next
+                state.windows[window].quiet = None
         return call.emissions
 
     def absorb_run(self, state: KeyState, elements: list, start: int, last_step: float) -> int:
@@ -201,18 +206,43 @@ class WindowingEngine:
         pane, no timer, only counting). Most elements of a busy window are such, and skip the
         trigger tree. Stops at the first element that is not, or right after one that moved the
         key's earliest hold (for the caller to note at its step); returns where it stopped."""
-        call = _Call(state, self.output_watermark(state), Counters())
+        states, epoch, contents = state.windows, state.epoch, self.contents
+        # Contents are added as _process_element adds them: an evictor's buffer keeps each
+        # element's time and arrival; an aggregation is called bare (a combiner's add_input
+        # itself), its failures wrapped here.
+        evicting = self.evicting
+        add = contents.add if evicting else contents.adder()
         hold, count, index = self.earliest_hold(state), len(elements), start
         while index < count:
             position, value, timestamp, windows, _ = elements[index]
             step = position[0]
             if step > last_step or (index + 1 < count and elements[index + 1][0][0] == step):
                 break
-            if len(windows) != 1 or not self._absorb(call, windows[0], value, timestamp):
+            window_state = states.get(windows[0]) if len(windows) == 1 else None
+            if window_state is None:
+                break
+            quiet = window_state.quiet
+            if quiet is None or quiet.budget < 1 or quiet.epoch != epoch:
                 break
             index += 1
-            if not self.holds_settle and self.earliest_hold(state) != hold:
-                break
+            quiet.budget -= 1
+            state.arrivals += 1
+            try:
+                window_state.contents = (
+                    add(window_state.contents, value, timestamp, state.arrivals)
+                    if evicting
+                    else add(window_state.contents, value)
+                )
+            except UserCodeError:
+                raise
+            except Exception as error:
+                raise contents.failed(value, error) from error
+            _count_absorbed(window_state, quiet.counters)
+            if not quiet.holds_settled:
+                call = _Call(state, self.output_watermark(state), Counters())
+                self._add_holds(call, window_state, windows[0], timestamp, quiet.gc_time)
+                if self.earliest_hold(state) != hold:
+                    break
         return index
 
     def advance_watermark(self, state: KeyState, watermark: int, counters: Counters) -> list:
@@ -288,7 +318,7 @@ class WindowingEngine:
             self._emit(call, window, call.state.windows[window])
         self._note_quiet(call.state, window, context, gc_time)
 
-    def _process_elements(self, call: _Call, values: list) -> None:
+    def _process_elements(self, call: _Call, values: list, quiet: dict) -> None:
         windows = list(dict.fromkeys(w for wv in values for w in wv.windows))
         merged_into = self._merge(call, windows) if self.is_merging else None
         targets = (
@@ -298,7 +328,6 @@ class WindowingEngine:
         )
         states = call.state.windows
         to_consider = [w for w in targets if w not in states or not states[w].closed]
-        quiet: dict = {}  # window -> whether its trigger was known to stay quiet in the bundle
         for wv in values:
             if merged_into is None:
                 if len(wv.windows) == 1:
@@ -311,9 +340,6 @@ class WindowingEngine:
                 element_windows = dict.fromkeys(merged_into.get(w, w) for w in wv.windows)
             for window in element_windows:
                 self._process_element(call, window, wv, self._gc_time(window))
-        for window, noted in quiet.items():
-            if noted:  # spent with the bundle: a key's state is not kept with it
-                states[window].quiet = None
         for window in to_consider:
             window_state = states.get(window)
             if (
@@ -344,9 +370,10 @@ class WindowingEngine:
         return bool(budget)
 
     def _absorb(self, call: _Call, window, value, timestamp: int) -> bool:
-        """Adds an element to a window whose trigger is known to stay quiet for it
+        """Adds an element of a bundle to a window whose trigger is known to stay quiet for it
         (``QuietRun``) as ``_process_element`` would, without calling the trigger; False,
-        changing nothing, when it is not known to."""
+        changing nothing, when it is not known to. ``absorb_run`` does the same for runs of
+        lone elements in one tight loop, the batch path's busiest."""
         state = call.state
         window_state = state.windows.get(window)
         if window_state is None:
@@ -359,12 +386,7 @@ class WindowingEngine:
         window_state.contents = self.contents.add(
             window_state.contents, value, timestamp, state.arrivals
         )
-        window_state.has_new_elements = True
-        window_state.size += 1
-        window_state.unfired += 1
-        values = window_state.trigger.values
-        for node in quiet.counters:
-            values[node] = values.get(node, 0) + 1
+        _count_absorbed(window_state, quiet.counters)
         if not quiet.holds_settled:
             self._add_holds(call, window_state, window, timestamp, quiet.gc_time)
         return True
@@ -593,3 +615,14 @@ class WindowingEngine:
             state.timers,
             **extra,
         )
+
+
+def _count_absorbed(window_state: WindowState, counters: tuple) -> None:
+    """What an element absorbed into a quiet window changes besides its contents: its counts,
+    and the values of the trigger's ``counters`` nodes (``QuietRun``)."""
+    window_state.has_new_elements = True
+    window_state.size += 1
+    window_state.unfired += 1
+    values = window_state.trigger.values
+    for node in counters:
+        values[node] = values.get(node, 0) + 1

@@ -44,7 +44,7 @@ class WindowState:
     size: int = 0  # elements in ``contents``
     unfired: int = 0  # elements that no pane has included yet
     closed: bool = False
-    quiet: QuietRun | None = None  # set by an element, spent by ``_absorb``
+    quiet: QuietRun | None = None  # set after an element, spent by the elements that follow it
 
 
 @pickled_by_position

@@ -111,7 +111,7 @@ def canonical_order(outputs: list, rank: dict) -> list:
 def stepped(strategy, elements, watermarks, clock):
     """The reference: at every step of the log, every key takes one ``step`` with its bundle
     and the step's clocks; each step's outputs in canonical order."""
-    grouping = Stepper(strategy)
+    grouping = Stepper(strategy, shortcuts=False)
     rank = {key: index for index, key in enumerate(elements)}
     steps: dict = {}
     for event in watermarks:
@@ -283,7 +283,7 @@ def test_micro_batches_move_the_watermark_then_processing_time_then_take_the_bun
     may be left behind, and catch up later."""
     strategy = data.draw(strategies())
     batches = data.draw(micro_batches(strategy))
-    reference = Stepper(strategy)
+    reference = Stepper(strategy, shortcuts=False)
     driver = KeyDriver(WindowingEngine(strategy, BufferAggregation()), Counters())
     rank: dict = {}
     states: dict = {}

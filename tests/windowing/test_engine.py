@@ -248,6 +248,24 @@ def test_a_key_state_pickled_between_steps_gives_the_same_panes(strategy):
     assert any(in_memory)
 
 
+def test_a_bundle_counts_every_element_and_leaves_no_quiet_run_in_the_key_state():
+    """Elements after the first of a bundle in a window whose trigger only counts skip the
+    trigger, yet count toward it; the run that let them skip it ends with the bundle, so the
+    key's state (pickled after every streaming micro-batch) does not carry it."""
+    strategy = fixed(trigger=AfterWatermark(early=AfterCount(5)), allowed_lateness=0)
+    outputs, _ = _one_key(
+        strategy, [([(1, 1), (2, 2), (3, 3)], None, None), ([(4, 4), (5, 5)], None, None)]
+    )
+    assert outputs[0] == []
+    assert [(value, pane.timing) for _, value, _, _, pane in outputs[1]] == [
+        (("k", [1, 2, 3, 4, 5]), T.EARLY)
+    ]
+    engine = WindowingEngine(strategy, BufferAggregation())
+    state = engine.new_state("k")
+    engine.step(state, [wv for _, wv in bundle(strategy, (1, 1), (2, 2), (3, 3))])
+    assert [w.quiet for w in state.windows.values()] == [None]
+
+
 @pytest.mark.parametrize("strategy", PICKLED_STRATEGIES)
 def test_a_key_state_pickles_its_fields_by_position_not_by_name(strategy):
     """The streaming runner pickles each key's state it touches at every micro-batch: field
