@@ -194,7 +194,7 @@ class WindowingEngine:
             if group:
                 self._process_elements(call, group, quiet)
         for window, noted in quiet.items():
-            if noted:  # a run noted in a bundle ends with it: the clocks move before the next
+            if noted:  # a run noted in a bundle ends with it, not kept in the key's state
                 state.windows[window].quiet = None
         return call.emissions
 
