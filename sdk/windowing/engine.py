@@ -241,6 +241,7 @@ class WindowingEngine:
             if not quiet.holds_settled:
                 call = _Call(state, self.output_watermark(state), Counters())
                 self._add_holds(call, window_state, windows[0], timestamp, quiet.gc_time)
+                quiet.holds_settled = self.holds_settle
                 if self.earliest_hold(state) != hold:
                     break
         return index
@@ -361,12 +362,14 @@ class WindowingEngine:
 
     def _note_quiet(self, state: KeyState, window, context, gc_time: int) -> bool:
         """Keeps with the window how many more elements its trigger takes without a call, from
-        its ``context`` after an element (``TriggerRunner.quiet``); whether any."""
+        its ``context`` after an element (``TriggerRunner.quiet``); whether any. The element's
+        holds settle the window's only if no pane released them since; else the next element
+        absorbed places them anew, and settles them."""
         budget, counters = self.trigger.quiet(context)
         if budget:
-            state.windows[window].quiet = QuietRun(
-                state.epoch, budget, counters, gc_time, self.holds_settle
-            )
+            window_state = state.windows[window]
+            settled = self.holds_settle and window_state.holds.earliest() is not None
+            window_state.quiet = QuietRun(state.epoch, budget, counters, gc_time, settled)
         return bool(budget)
 
     def _absorb(self, call: _Call, window, value, timestamp: int) -> bool:
@@ -389,6 +392,7 @@ class WindowingEngine:
         _count_absorbed(window_state, quiet.counters)
         if not quiet.holds_settled:
             self._add_holds(call, window_state, window, timestamp, quiet.gc_time)
+            quiet.holds_settled = self.holds_settle
         return True
 
     def _process_element(self, call: _Call, window, wv: WindowedValue, gc_time: int):

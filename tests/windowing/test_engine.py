@@ -8,8 +8,10 @@ from helpers import bundle, run, values
 from strategies import strategy_of
 
 from panes.evictor import CountEvictor
+from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
+from panes.runners.key_driver import drive_keys
+from panes.timestamp import MAX_MICROS, to_micros
 from panes.timestamp import MICROS_PER_SECOND as S
-from panes.timestamp import to_micros
 from panes.trigger import (
     AccumulationMode,
     AfterAll,
@@ -24,6 +26,8 @@ from panes.trigger import (
 )
 from panes.window import (
     MAX_TIMESTAMP,
+    PANE_NO_FIRING,
+    AssignContext,
     CountWindows,
     FixedWindows,
     GlobalWindows,
@@ -307,3 +311,20 @@ def test_a_step_moves_processing_time_before_its_elements_and_last_at_the_end():
     out, _ = _one_key(strategy, [([(1, 1)], None, 0), ([(2, 2)], MAX_TIMESTAMP, MAX_TIMESTAMP)])
     # At the end of input the bundle comes first: the end of processing time fires both.
     assert [o[1] for o in out[1] if o[0] == "main"][0] == ("k", [1, 2])
+
+
+def test_an_element_absorbed_after_a_pane_holds_the_output_watermark_again():
+    """A pane releases its window's holds; an element that then arrives alone, taken without a
+    trigger call (``absorb_run``), places the hold anew, as any element does."""
+    strategy = fixed(trigger=AfterWatermark(early=AfterCount(2)), allowed_lateness=0)
+    windows = tuple(FixedWindows(10).assign(AssignContext(1, None)))
+    records = [((step,), step, step * S, windows, PANE_NO_FIRING) for step in (1, 2, 3)]
+    replay = drive_keys(
+        WindowingEngine(strategy, BufferAggregation()),
+        {"k": records},
+        [Watermark(END_STEP, MAX_MICROS)],
+        [ProcessingTime(END_STEP, MAX_MICROS)],
+    )
+    assert [pane.timing for _, _, (_, _, _, pane) in replay.outputs["main"]] == [T.EARLY, T.ON_TIME]
+    end = windows[0].max_timestamp_micros
+    assert [(step, hold) for step, _, hold in replay.holds[:3]] == [(1, end), (2, None), (3, end)]
