@@ -6,7 +6,7 @@ known in advance, one step at a time (a streaming tail), and live micro-batches.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stepper import Stepper
-from strategies import strategy_of
+from strategies import event_logs, micro_batches, strategy_of
 
 from panes.evictor import CountEvictor
 from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
@@ -62,45 +62,6 @@ def strategies(draw):
         timestamp_combiner=draw(st.sampled_from(list(TimestampCombiner))),
         evictor=draw(st.sampled_from([None, CountEvictor(2)])),
     )
-
-
-@st.composite
-def event_logs(draw, strategy):
-    """Per step, a bundle and a watermark after it, or a clock advance before it; the end of
-    input at ``END_STEP``. A dense log crowds event times into few windows and moves the clocks
-    rarely, so that windows take runs of elements between clock advances."""
-    elements, watermarks, clock = {}, [], [ProcessingTime(-1, 0)]
-    watermark, now = 0, 0
-    spread, odds = (5, 4) if draw(st.booleans()) else (30, 1)
-
-    def advances():
-        return draw(st.integers(0, odds)) == 0
-
-    for step in range(1, draw(st.integers(1, 24)) + 1):
-        if advances():
-            now += draw(st.integers(1, 4)) * S
-            clock.append(ProcessingTime(step, now))
-        if draw(st.booleans()):
-            for key, value, seconds in draw(
-                st.lists(
-                    st.tuples(st.sampled_from("abc"), st.integers(0, 9), st.integers(0, spread)),
-                    min_size=1,
-                    max_size=4,
-                )
-            ):
-                time = seconds * S
-                windows = tuple(
-                    window_fn_kinds.from_ir(strategy.window_fn).assign(
-                        AssignContext.at_micros(time, value)
-                    )
-                )
-                elements.setdefault(key, []).append(((step,), value, time, windows, PANE_NO_FIRING))
-        if advances():
-            watermark += draw(st.integers(0, 8 * spread // 30)) * S
-            watermarks.append(Watermark(step, watermark, idle=draw(st.booleans())))
-    watermarks.append(Watermark(END_STEP, MAX_MICROS))
-    clock.append(ProcessingTime(END_STEP, MAX_MICROS))
-    return elements, watermarks, clock
 
 
 def canonical_order(outputs: list, rank: dict) -> list:
@@ -244,35 +205,6 @@ def test_advancing_one_step_at_a_time_matches_stepping_every_key(data):
     elements, watermarks, clock = data.draw(event_logs(strategy))
     main, late, _, counters = stepped(strategy, elements, watermarks, clock)
     assert one_step_at_a_time(strategy, elements, watermarks, clock) == (main, late, counters)
-
-
-@st.composite
-def micro_batches(draw, strategy):
-    """Live micro-batches: each at a later step, with Spark's watermark (from the batches
-    before it) and the batch's processing time, and a bundle of elements per key."""
-    batches, watermark, now, step = [], 0, 0, 0
-    for _ in range(draw(st.integers(1, 12))):
-        step += draw(st.integers(1, 3)) * 1000
-        now += draw(st.integers(0, 3)) * S
-        watermark += draw(st.integers(0, 6)) * S
-        by_key: dict = {}
-        for index, (key, value, seconds) in enumerate(
-            draw(
-                st.lists(
-                    st.tuples(st.sampled_from("abc"), st.integers(0, 9), st.integers(0, 40)),
-                    max_size=4,
-                )
-            )
-        ):
-            time = seconds * S
-            windows = tuple(
-                window_fn_kinds.from_ir(strategy.window_fn).assign(
-                    AssignContext.at_micros(time, value)
-                )
-            )
-            by_key.setdefault(key, []).append(((step, index), value, time, windows, PANE_NO_FIRING))
-        batches.append((step, watermark, now, by_key))
-    return batches
 
 
 @settings(max_examples=200, deadline=None)

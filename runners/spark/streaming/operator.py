@@ -26,12 +26,14 @@ from operator import itemgetter
 from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor
 
+from panes.compiler.lift import lift
 from panes.errors import UserCodeError
 from panes.ir import from_json
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.fusion import Chunk
 from panes.runners.key_driver import KeyDriver
-from panes.runners.keyed import KeyedNode
+from panes.runners.keyed import GROUPINGS, KeyedNode
+from panes.runners.shortcuts import aggregation_of
 from panes.runners.spark.errors import TransportedError, transported
 from panes.runners.spark.positions import FINISH, grouped
 from panes.runners.spark.streaming.clocks import BatchClocks
@@ -46,7 +48,9 @@ from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import HOLD, TAIL, TICK, Outbox, add_report, load
 from panes.runners.spark.streaming.tail import Tail, TailState
 from panes.runners.spark.worker_logs import captured
+from panes.windowing.counting import CountingEngine, is_counting_exact
 from panes.windowing.engine import Counters
+from panes.windowing.key_state import KeyState
 
 # A bucket's state: its keys' (state, first position, Spark wake-up, processing-time due), laid
 # out by column and compressed (``key_state.Bucket``), and its Spark timer; beside it, the first
@@ -71,14 +75,28 @@ class Stage:
 
 class _Keyed:
     """What the operator needs of one keyed node, built once per worker process: the node
-    (``keyed.KeyedNode``) and its clocks."""
+    (``keyed.KeyedNode``), its clocks, and, for a grouping whose windowing allows it, the
+    counting engine (``panes.windowing.counting``), which costs a key less to load, advance
+    and store than the windowing engine."""
 
     def __init__(self, ir, node, clocks):
         self.label = node.id
-        self.node = KeyedNode(node, ir.pcollections[node.inputs[0]].windowing)
+        strategy = lift(ir.pcollections[node.inputs[0]].windowing)
+        self.node = KeyedNode(node, strategy)
         self.node.open()
         self.clocks = clocks
         self.outputs = self.node.outputs
+        self.counting = None
+        if node.kind in GROUPINGS and is_counting_exact(strategy):
+            self.counting = CountingEngine(strategy, aggregation_of(node))
+
+    def processor_for(self, state):
+        """What advances a key from ``state`` (None: a new key): the counting engine where
+        there is one, but for a state the windowing engine kept (a checkpoint of an earlier
+        panes), which it goes on advancing."""
+        if self.counting is None or isinstance(state, KeyState):
+            return self.node.processor
+        return self.counting
 
 
 class Operator(StatefulProcessor):
@@ -227,7 +245,7 @@ class Operator(StatefulProcessor):
             state, first = load_state(stored[0]), stored[1]
             key = state.key
         records.sort(key=itemgetter(0))
-        driver = KeyDriver(grouping.node.processor, counters)
+        driver = KeyDriver(grouping.processor_for(state), counters)
         hold = None if state is None else driver.processor.earliest_hold(state)
         run = grouping.clocks.advance(driver, key, state, records, timer_values)
         self._emit(grouping, first, run.ordered())

@@ -1,6 +1,7 @@
 """How the streaming grouping operator keeps a key bucket in Spark's state store: its keys'
 pickled engine states in one row laid out by column and compressed, read and rewritten for
-the keys a call advances; rows of older panes still read."""
+the keys a call advances; rows of older panes still read, and their keys advanced by the engine
+that kept them."""
 
 import pickle
 
@@ -10,12 +11,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import strategy_of
 
-from panes.runners.spark.streaming.key_state import Bucket, dump_row, dump_state, load_row
+import panes as beam
+from panes.runners.spark.streaming.clocks import BatchClocks
+from panes.runners.spark.streaming.key_state import (
+    Bucket,
+    dump_row,
+    dump_state,
+    load_row,
+    load_state,
+)
+from panes.runners.spark.streaming.operator import _Keyed
 from panes.timestamp import to_micros
 from panes.transforms.combiners import SumFn
 from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
-from panes.window import AssignContext, FixedWindows, WindowedValue
+from panes.window import AssignContext, FixedWindows, Sessions, WindowedValue
 from panes.windowing.aggregation import CombineFnAggregation
+from panes.windowing.counting import CountingEngine
 from panes.windowing.engine import WindowingEngine
 from panes.windowing.window_fn_kinds import from_ir
 
@@ -145,3 +156,34 @@ def test_the_tail_state_row_reads_back_as_it_was_written():
     value = {"sides": [(1, "a")] * 50, "complete": 3}
     assert load_row(dump_row(value)) == value
     assert load_row(pickle.dumps(value)) == value
+
+
+def _grouping(window_fn, trigger) -> _Keyed:
+    """The operator's view of the ``CombinePerKey`` of a pipeline windowed so."""
+    p = beam.Pipeline()
+    (
+        p
+        | beam.Create([("k", 1)])
+        | beam.WindowInto(window_fn, trigger=trigger, allowed_lateness=60)
+        | beam.CombinePerKey(sum)
+    )
+    ir = p.to_ir()
+    node = next(node for node in ir.nodes.values() if node.kind == "combine_per_key")
+    return _Keyed(ir, node, BatchClocks())
+
+
+def test_new_keys_take_the_counting_engine_and_keys_of_an_older_checkpoint_keep_theirs():
+    """A checkpoint of a panes from before the counting engine holds windowing-engine states:
+    those keys go on with the windowing engine, new keys take the counting engine."""
+    grouping = _grouping(FixedWindows(60), AfterWatermark(early=AfterCount(10), late=AfterCount(1)))
+    engine = grouping.node.processor
+    kept = load_state(dump_state(engine.new_state("k")))
+    assert grouping.processor_for(kept) is engine
+    counting = grouping.processor_for(None)
+    assert isinstance(counting, CountingEngine)
+    assert grouping.processor_for(load_state(dump_state(counting.new_state("k")))) is counting
+
+
+def test_a_windowing_the_counting_engine_does_not_take_keeps_the_windowing_engine():
+    grouping = _grouping(Sessions(10), AfterWatermark(early=AfterCount(10), late=AfterCount(1)))
+    assert grouping.processor_for(None) is grouping.node.processor

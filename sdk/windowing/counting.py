@@ -1,0 +1,261 @@
+"""The windowing engine's rules for the windowings whose triggers only watch the watermark and
+count: a ``CountingEngine`` advances one key as ``WindowingEngine`` does, with a window's
+trigger kept as two numbers instead of a trigger machine tree, so that the Spark streaming
+runner, which loads, advances and stores each key every micro-batch, spends little on each.
+
+It serves a strategy ``is_counting_exact`` accepts: non-merging windows, Beam's default
+trigger, ``AfterWatermark()`` alone or with early and late ``AfterCount`` firings, either
+accumulation mode, any allowed lateness, the end-of-window timestamp combiner, no evictor.
+Under it a window's trigger is its *phase* — early (before its on-time pane), late (after it),
+closed (its trigger finished; elements are dropped until garbage collection) — and the count
+of elements since its last pane; its timers are its end (while the on-time pane is to come)
+and its garbage-collection time; its holds the end of the window (an element that arrived
+before the watermark passed it) and its garbage-collection time (one that arrived after).
+Panes, output timestamps and late drops follow the engine's rules (``next_pane``,
+``hold_rules``, ``garbage_collection_time``); the test of this module drives both engines
+through the same event logs and compares every output, count and timer.
+"""
+
+from __future__ import annotations
+
+from panes.ir import triggers
+from panes.ir.windowing import AccumulationMode, TimestampCombiner
+from panes.timestamp import MIN_MICROS
+from panes.window import PANE_NO_FIRING, PaneInfoTiming, windowed_value
+from panes.windowing import window_fn_kinds
+from panes.windowing.engine import LATE, MAIN, garbage_collection_time
+from panes.windowing.output_watermark import held_back
+from panes.windowing.panes import next_pane
+from panes.windowing.strategy import effective_windowing
+
+# A window's state, a list: its contents, the count of elements since its last pane (for the
+# phase's AfterCount), its phase, its last pane (None: none yet, or closed), whether it has
+# elements no pane has included, whether its end-of-window timer is set, and its two holds.
+CONTENTS, COUNT, PHASE, PANE, NEW, END_TIMER, END_HOLD, GC_HOLD = range(8)
+EARLY_PHASE, LATE_PHASE, CLOSED = 0, 1, 2
+
+
+def is_counting_exact(strategy) -> bool:
+    """Whether ``CountingEngine`` gives exactly the panes ``WindowingEngine`` gives under
+    ``strategy`` (an IR ``WindowingStrategy``)."""
+    effective = effective_windowing(strategy)
+    trigger = effective.trigger
+    return (
+        not effective.flink
+        and effective.evictor is None
+        and strategy.timestamp_combiner == TimestampCombiner.OUTPUT_AT_EOW
+        and not window_fn_kinds.from_ir(strategy.window_fn).is_merging()
+        and (
+            isinstance(trigger, triggers.Default)
+            or isinstance(trigger, triggers.AfterEndOfWindow)
+            and all(
+                child is None or isinstance(child, triggers.ElementCount)
+                for child in (trigger.early, trigger.late)
+            )
+        )
+    )
+
+
+class CountingKeyState:
+    """One key's windows (window -> its state, a list; see ``CONTENTS``) and clocks: plain
+    data, pickled as the tuple of its fields."""
+
+    __slots__ = ("key", "input_watermark", "processing_time", "windows")
+
+    def __init__(self, key, input_watermark: int, processing_time: int, windows: dict):
+        self.key, self.windows = key, windows
+        self.input_watermark, self.processing_time = input_watermark, processing_time
+
+    def __reduce__(self):
+        return CountingKeyState, (
+            self.key,
+            self.input_watermark,
+            self.processing_time,
+            self.windows,
+        )
+
+
+class CountingEngine:
+    """A grouping's windowing under a strategy ``is_counting_exact`` accepts; advances one
+    key's ``CountingKeyState`` with the key driver's calls (``key_driver.KeyDriver``)."""
+
+    def __init__(self, strategy, aggregation):
+        trigger = effective_windowing(strategy).trigger
+        self.default = isinstance(trigger, triggers.Default)
+        early = None if self.default else trigger.early
+        late = None if self.default else trigger.late
+        # The count each phase fires at (None: the phase never fires on counts).
+        self.early = None if early is None else early.count
+        self.late = None if late is None else late.count
+        # Whether the on-time pane finishes the trigger: AfterWatermark() alone, or with
+        # early firings only.
+        self.closes = not self.default and late is None
+        self.contents = aggregation
+        self.lateness = strategy.allowed_lateness
+        self.discarding = strategy.accumulation_mode == AccumulationMode.DISCARDING
+
+    @staticmethod
+    def new_state(key, watermark: int = MIN_MICROS, processing_time: int = MIN_MICROS):
+        return CountingKeyState(key, watermark, processing_time, {})
+
+    def process_records(self, state, records: list, counters) -> list:
+        """One bundle of ``(position, value, timestamp, windows, pane)`` records: the windows
+        each is too late for dropped, the rest added, then the windows whose trigger is ready
+        fire (``WindowingEngine.process_bundle``)."""
+        watermark, windows, emissions = state.input_watermark, state.windows, []
+        output_watermark = held_back(watermark, self.earliest_hold(state))
+        considered: dict = {}
+        add, lateness = self.contents.add, self.lateness
+        for _, value, timestamp, element_windows, _ in records:
+            for window in element_windows:
+                end = window.max_timestamp_micros
+                gc_time = garbage_collection_time(end, lateness)
+                if gc_time < watermark:
+                    counters.dropped_late += 1
+                    late = ((state.key, value), timestamp, (window,), PANE_NO_FIRING)
+                    emissions.append((LATE, windowed_value(late)))
+                    continue
+                window_state = windows.get(window)
+                if window_state is None:
+                    window_state = windows[window] = [
+                        self.contents.create(),
+                        0,
+                        EARLY_PHASE,
+                        None,
+                        False,
+                        False,
+                        None,
+                        None,
+                    ]
+                elif window_state[PHASE] == CLOSED:
+                    counters.dropped_closed += 1
+                    continue
+                considered[window] = window_state
+                if end >= watermark:  # the element hold (hold_rules.add_holds)
+                    window_state[END_HOLD] = end
+                    window_state[END_TIMER] = True
+                else:
+                    window_state[GC_HOLD] = gc_time
+                window_state[NEW] = True
+                window_state[CONTENTS] = add(window_state[CONTENTS], value, timestamp)
+                if window_state[PHASE] == EARLY_PHASE:
+                    if self.early is not None:
+                        window_state[COUNT] += 1
+                elif self.late is not None:
+                    window_state[COUNT] += 1
+        for window, window_state in considered.items():
+            if self._ready(window, window_state, watermark):
+                self._fire(state, window, window_state, output_watermark, emissions)
+        return emissions
+
+    def absorb_run(self, state, records: list, start: int, last_step: float) -> int:
+        """Absorbs no lone elements: ``process_records`` is lean already."""
+        return start
+
+    def advance_watermark(self, state, watermark: int, counters) -> list:
+        """Moves the input watermark to ``watermark`` (never back); each window with a timer
+        it passes is activated once: garbage-collected past its GC time (a final pane of what
+        no pane included), else fired if its trigger is ready (``WindowingEngine._activate``)."""
+        clock = max(state.input_watermark, watermark)
+        due = []
+        for window, window_state in state.windows.items():
+            end = window.max_timestamp_micros
+            timer = end if window_state[END_TIMER] and end < clock else None
+            gc_time = garbage_collection_time(end, self.lateness)
+            if gc_time < clock and (timer is None or gc_time < timer):
+                timer = gc_time
+            if timer is not None:
+                due.append((timer, window, window_state))
+        state.input_watermark = clock
+        if not due:
+            return []
+        # Panes are judged as the engine judges them: against the earliest due timer, held
+        # back by the key's holds.
+        first_due = min(timer for timer, _, _ in due)
+        output_watermark = held_back(first_due, self.earliest_hold(state))
+        emissions: list = []
+        for _, window, window_state in due:
+            window_state[END_TIMER] = False
+            end = window.max_timestamp_micros
+            if clock > garbage_collection_time(end, self.lateness):
+                if window_state[PHASE] != CLOSED:
+                    self._pane(state, window, window_state, output_watermark, True, emissions)
+                del state.windows[window]
+            elif window_state[PHASE] != CLOSED and self._ready(window, window_state, clock):
+                self._fire(state, window, window_state, output_watermark, emissions)
+        return emissions
+
+    @staticmethod
+    def advance_processing_time(state, time: int, counters) -> list:
+        """Moves processing time: no trigger here waits on it."""
+        state.processing_time = max(state.processing_time, time)
+        return []
+
+    def next_timers(self, state) -> tuple:
+        """``(event time, None)``: the earliest end or garbage-collection time of a window."""
+        lateness, earliest = self.lateness, None
+        for window, window_state in state.windows.items():
+            end = window.max_timestamp_micros
+            timer = end if window_state[END_TIMER] else garbage_collection_time(end, lateness)
+            if earliest is None or timer < earliest:
+                earliest = timer
+        return earliest, None
+
+    @staticmethod
+    def earliest_hold(state) -> int | None:
+        earliest = None
+        for window_state in state.windows.values():
+            for hold in (window_state[END_HOLD], window_state[GC_HOLD]):
+                if hold is not None and (earliest is None or hold < earliest):
+                    earliest = hold
+        return earliest
+
+    @staticmethod
+    def is_empty(state) -> bool:
+        return not state.windows
+
+    # -- the trigger ------------------------------------------------------------------------------
+
+    def _ready(self, window, window_state: list, watermark: int) -> bool:
+        """Whether the window's trigger would fire now (its ``should_fire``)."""
+        if window_state[PHASE] == EARLY_PHASE:
+            if watermark > window.max_timestamp_micros:
+                return True
+            return self.early is not None and window_state[COUNT] >= self.early
+        if self.default:
+            return watermark > window.max_timestamp_micros
+        return self.late is not None and window_state[COUNT] >= self.late
+
+    def _fire(self, state, window, window_state: list, output_watermark: int, emissions) -> None:
+        """The trigger fires: the phase moves on, the pane is emitted, and the window
+        discards or closes as that implies (``WindowingEngine._emit``)."""
+        window_state[COUNT] = 0
+        closes = False
+        if (
+            window_state[PHASE] == EARLY_PHASE
+            and state.input_watermark > window.max_timestamp_micros
+        ):
+            window_state[PHASE] = LATE_PHASE
+            closes = self.closes
+        self._pane(state, window, window_state, output_watermark, closes, emissions)
+        window_state[NEW] = False
+        if closes or self.discarding:
+            window_state[CONTENTS] = self.contents.create()
+        if closes:
+            window_state[PHASE] = CLOSED
+
+    def _pane(self, state, window, window_state, output_watermark, is_final, emissions) -> None:
+        """Emits the window's pane, if it has new elements or is on time, and releases its
+        holds (``WindowingEngine._on_trigger``): at the end of the window, the end-of-window
+        timestamp combiner's output time."""
+        end = window.max_timestamp_micros
+        window_state[END_HOLD] = window_state[GC_HOLD] = None
+        pane = next_pane(window_state[PANE], end, state.input_watermark, output_watermark, is_final)
+        if not (window_state[NEW] or pane.timing == PaneInfoTiming.ON_TIME):
+            return
+        window_state[PANE] = pane
+        if is_final or self.discarding:
+            value = self.contents.extract(window_state[CONTENTS])
+        else:
+            value = self.contents.extract_kept(window_state[CONTENTS])
+        emissions.append((MAIN, windowed_value(((state.key, value), end, (window,), pane))))

@@ -1,0 +1,177 @@
+"""The counting engine gives what the windowing engine gives, under every strategy it accepts:
+the same panes and late elements at the same steps, the same holds, timers and counts, over
+whole event logs and over live micro-batches whose key states go through pickle between
+batches as the Spark streaming runner keeps them."""
+
+import pickle
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import event_logs, micro_batches, strategy_of
+
+from panes.evictor import CountEvictor
+from panes.runners.key_driver import KeyDriver, MicroBatch, drive_keys
+from panes.timestamp import MICROS_PER_SECOND
+from panes.transforms.core import CombineFn
+from panes.trigger import (
+    AccumulationMode,
+    AfterAny,
+    AfterCount,
+    AfterProcessingTime,
+    AfterWatermark,
+    CountTrigger,
+    Repeatedly,
+)
+from panes.window import FixedWindows, GlobalWindows, Sessions, SlidingWindows, TimestampCombiner
+from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
+from panes.windowing.counting import CountingEngine, is_counting_exact
+from panes.windowing.engine import Counters, WindowingEngine
+
+S = MICROS_PER_SECOND
+WINDOW_FNS = [FixedWindows(4), FixedWindows(4, offset=1), SlidingWindows(6, 2), GlobalWindows()]
+TRIGGERS = [
+    None,
+    AfterWatermark(),
+    AfterWatermark(early=AfterCount(2)),
+    AfterWatermark(late=AfterCount(1)),
+    AfterWatermark(early=AfterCount(1), late=AfterCount(2)),
+    AfterWatermark(early=AfterCount(3), late=AfterCount(1)),
+]
+
+
+class Sum(CombineFn):
+    def create_accumulator(self):
+        return 0
+
+    def add_input(self, accumulator, value):
+        return accumulator + value
+
+    def merge_accumulators(self, accumulators):
+        return sum(accumulators)
+
+    def extract_output(self, accumulator):
+        return accumulator
+
+
+AGGREGATIONS = [BufferAggregation, lambda: CombineFnAggregation(Sum())]
+
+
+@st.composite
+def counted_strategies(draw):
+    trigger = draw(st.sampled_from(TRIGGERS))
+    return strategy_of(
+        draw(st.sampled_from(WINDOW_FNS)),
+        **({} if trigger is None else {"trigger": trigger}),
+        accumulation_mode=draw(st.sampled_from(list(AccumulationMode))),
+        allowed_lateness=draw(st.sampled_from([0, 3, 5, 20])),
+    )
+
+
+def on_the_edges(data, times: list) -> list:
+    """``times`` some of which moved 1 µs back, onto a window's last microsecond (event times
+    are whole seconds), where elements and timers are on time by a hair."""
+    return [time - data.draw(st.sampled_from([0, 1])) for time in times]
+
+
+def engines(strategy, aggregation):
+    """The windowing engine and the counting engine of one grouping."""
+    return WindowingEngine(strategy, aggregation()), CountingEngine(strategy, aggregation())
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_replaying_a_whole_log_gives_the_windowing_engines_panes(data):
+    strategy = data.draw(counted_strategies())
+    elements, watermarks, clock = data.draw(event_logs(strategy))
+    moved = on_the_edges(data, [event.time for event in watermarks[:-1]])
+    watermarks = [replace(event, time=time) for event, time in zip(watermarks, moved)] + [
+        watermarks[-1]
+    ]
+    replays = [
+        drive_keys(engine, elements, watermarks, clock)
+        for engine in engines(strategy, data.draw(st.sampled_from(AGGREGATIONS)))
+    ]
+    expected, counted = (
+        (
+            replay.outputs,
+            replay.watermarks,
+            (
+                replay.counters.dropped_late,
+                replay.counters.dropped_closed,
+                replay.counters.purged_unfired,
+            ),
+        )
+        for replay in replays
+    )
+    assert counted == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_live_micro_batches_give_the_windowing_engines_panes_timers_and_holds(data):
+    strategy = data.draw(counted_strategies())
+    batches = data.draw(micro_batches(strategy))
+    moved = on_the_edges(data, [watermark for _, watermark, _, _ in batches])
+    batches = [(step, time, now, by_key) for (step, _, now, by_key), time in zip(batches, moved)]
+    counters = Counters(), Counters()
+    drivers = [
+        KeyDriver(engine, counted)
+        for engine, counted in zip(
+            engines(strategy, data.draw(st.sampled_from(AGGREGATIONS))), counters
+        )
+    ]
+    states: list = [{}, {}]
+    for step, watermark, now, by_key in batches:
+        seen = []
+        for driver, keys in zip(drivers, states):
+            runs = {}
+            for key in sorted({*keys, *by_key}):
+                stored = keys.pop(key, None)
+                state = None if stored is None else pickle.loads(stored)
+                run = driver.advance(
+                    key, state, by_key.get(key, []), MicroBatch(step, watermark, now)
+                )
+                timers = None if run.state is None else driver.next_timers(run.state)
+                runs[key] = (run.ordered(), run.holds, timers)
+                if run.state is not None:
+                    keys[key] = pickle.dumps(run.state)
+            seen.append(runs)
+        assert seen[1] == seen[0]
+        assert sorted(states[1]) == sorted(states[0])
+    assert vars(counters[1]) == vars(counters[0])
+
+
+@pytest.mark.parametrize(
+    "windowing",
+    [
+        {"window_fn": FixedWindows(60)},
+        {"window_fn": SlidingWindows(60, 10), "allowed_lateness": 30},
+        {"window_fn": GlobalWindows(), "trigger": AfterWatermark(early=AfterCount(10))},
+        {
+            "window_fn": FixedWindows(60),
+            "trigger": AfterWatermark(early=AfterCount(1000), late=AfterCount(1)),
+            "accumulation_mode": AccumulationMode.ACCUMULATING,
+            "allowed_lateness": 60,
+        },
+    ],
+)
+def test_it_takes_windowings_whose_triggers_watch_the_watermark_and_count(windowing):
+    assert is_counting_exact(strategy_of(**windowing))
+
+
+@pytest.mark.parametrize(
+    "windowing",
+    [
+        {"window_fn": Sessions(10)},
+        {"window_fn": FixedWindows(60), "trigger": AfterWatermark(early=AfterProcessingTime(5))},
+        {"window_fn": FixedWindows(60), "trigger": Repeatedly(AfterCount(2))},
+        {"window_fn": FixedWindows(60), "trigger": Repeatedly(AfterAny(AfterCount(2)))},
+        {"window_fn": FixedWindows(60), "trigger": CountTrigger(2)},
+        {"window_fn": FixedWindows(60), "timestamp_combiner": TimestampCombiner.OUTPUT_AT_EARLIEST},
+        {"window_fn": FixedWindows(60), "evictor": CountEvictor(2)},
+    ],
+)
+def test_it_leaves_every_other_windowing_to_the_windowing_engine(windowing):
+    assert not is_counting_exact(strategy_of(**windowing))
