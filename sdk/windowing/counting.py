@@ -3,48 +3,52 @@ count: a ``CountingEngine`` advances one key as ``WindowingEngine`` does, with a
 trigger kept as two numbers instead of a trigger machine tree, so that the Spark streaming
 runner, which loads, advances and stores each key every micro-batch, spends little on each.
 
-It serves a strategy ``is_counting_exact`` accepts: non-merging windows, Beam's default
-trigger, ``AfterWatermark()`` alone or with early and late ``AfterCount`` firings, either
+It serves a strategy ``is_counting_exact`` accepts: fixed, sliding or global windows, Beam's
+default trigger, ``AfterWatermark()`` alone or with early and late ``AfterCount`` firings, either
 accumulation mode, any allowed lateness, the end-of-window timestamp combiner, no evictor.
 Under it a window's trigger is its *phase* — early (before its on-time pane), late (after it),
 closed (its trigger finished; elements are dropped until garbage collection) — and the count
 of elements since its last pane; its timers are its end (while the on-time pane is to come)
 and its garbage-collection time; its holds the end of the window (an element that arrived
 before the watermark passed it) and its garbage-collection time (one that arrived after).
-Panes, output timestamps and late drops follow the engine's rules (``next_pane``,
-``hold_rules``, ``garbage_collection_time``); the test of this module drives both engines
-through the same event logs and compares every output, count and timer.
+Panes, garbage collection and late drops come from the engine's own functions (``next_pane``,
+``garbage_collection_time``, ``late_output``); the holds are ``holds.add_holds`` worked out for
+the end-of-window combiner. The test of this module drives both engines through the same event
+logs and compares every output, hold, timer and count.
 """
 
 from __future__ import annotations
 
 from panes.ir import triggers
+from panes.ir import windowing as ir
 from panes.ir.windowing import AccumulationMode, TimestampCombiner
 from panes.timestamp import MIN_MICROS
-from panes.window import PANE_NO_FIRING, PaneInfoTiming, windowed_value
-from panes.windowing import window_fn_kinds
-from panes.windowing.engine import LATE, MAIN, garbage_collection_time
+from panes.window import PaneInfoTiming, windowed_value
+from panes.windowing.engine import MAIN, garbage_collection_time, late_output
 from panes.windowing.output_watermark import held_back
 from panes.windowing.panes import next_pane
 from panes.windowing.strategy import effective_windowing
 
-# A window's state, a list: its contents, the count of elements since its last pane (for the
-# phase's AfterCount), its phase, its last pane (None: none yet, or closed), whether it has
-# elements no pane has included, whether its end-of-window timer is set, and its two holds.
+# A window's state, a list (which pickles in a fraction of a dataclass's bytes and time): its
+# contents, the count of elements since its last pane (for the phase's AfterCount), its phase,
+# its last pane (None: none yet), whether it has elements no pane has included, whether its
+# end-of-window timer is set, and its two holds.
 CONTENTS, COUNT, PHASE, PANE, NEW, END_TIMER, END_HOLD, GC_HOLD = range(8)
 EARLY_PHASE, LATE_PHASE, CLOSED = 0, 1, 2
+_WINDOW_FNS = (ir.FixedWindows, ir.SlidingWindows, ir.GlobalWindows)
 
 
 def is_counting_exact(strategy) -> bool:
     """Whether ``CountingEngine`` gives exactly the panes ``WindowingEngine`` gives under
-    ``strategy`` (an IR ``WindowingStrategy``)."""
+    ``strategy`` (an IR ``WindowingStrategy``). Its window functions are the built-in ones that
+    do not merge, which give an element distinct windows."""
     effective = effective_windowing(strategy)
     trigger = effective.trigger
     return (
         not effective.flink
         and effective.evictor is None
         and strategy.timestamp_combiner == TimestampCombiner.OUTPUT_AT_EOW
-        and not window_fn_kinds.from_ir(strategy.window_fn).is_merging()
+        and isinstance(strategy.window_fn, _WINDOW_FNS)
         and (
             isinstance(trigger, triggers.Default)
             or isinstance(trigger, triggers.AfterEndOfWindow)
@@ -85,8 +89,8 @@ class CountingEngine:
         early = None if self.default else trigger.early
         late = None if self.default else trigger.late
         # The count each phase fires at (None: the phase never fires on counts).
-        self.early = None if early is None else early.count
-        self.late = None if late is None else late.count
+        self.early_count = None if early is None else early.count
+        self.late_count = None if late is None else late.count
         # Whether the on-time pane finishes the trigger: AfterWatermark() alone, or with
         # early firings only.
         self.closes = not self.default and late is None
@@ -112,8 +116,7 @@ class CountingEngine:
                 gc_time = garbage_collection_time(end, lateness)
                 if gc_time < watermark:
                     counters.dropped_late += 1
-                    late = ((state.key, value), timestamp, (window,), PANE_NO_FIRING)
-                    emissions.append((LATE, windowed_value(late)))
+                    emissions.append(late_output(state.key, value, timestamp, window))
                     continue
                 window_state = windows.get(window)
                 if window_state is None:
@@ -139,9 +142,9 @@ class CountingEngine:
                 window_state[NEW] = True
                 window_state[CONTENTS] = add(window_state[CONTENTS], value, timestamp)
                 if window_state[PHASE] == EARLY_PHASE:
-                    if self.early is not None:
+                    if self.early_count is not None:
                         window_state[COUNT] += 1
-                elif self.late is not None:
+                elif self.late_count is not None:
                     window_state[COUNT] += 1
         for window, window_state in considered.items():
             if self._ready(window, window_state, watermark):
@@ -192,11 +195,14 @@ class CountingEngine:
         return []
 
     def next_timers(self, state) -> tuple:
-        """``(event time, None)``: the earliest end or garbage-collection time of a window."""
+        """``(event time, None)``: the earliest end or garbage-collection time of a window (a
+        window that ends after the global window is collected at its end, before its own)."""
         lateness, earliest = self.lateness, None
         for window, window_state in state.windows.items():
             end = window.max_timestamp_micros
-            timer = end if window_state[END_TIMER] else garbage_collection_time(end, lateness)
+            timer = garbage_collection_time(end, lateness)
+            if window_state[END_TIMER] and end < timer:
+                timer = end
             if earliest is None or timer < earliest:
                 earliest = timer
         return earliest, None
@@ -221,10 +227,10 @@ class CountingEngine:
         if window_state[PHASE] == EARLY_PHASE:
             if watermark > window.max_timestamp_micros:
                 return True
-            return self.early is not None and window_state[COUNT] >= self.early
+            return self.early_count is not None and window_state[COUNT] >= self.early_count
         if self.default:
             return watermark > window.max_timestamp_micros
-        return self.late is not None and window_state[COUNT] >= self.late
+        return self.late_count is not None and window_state[COUNT] >= self.late_count
 
     def _fire(self, state, window, window_state: list, output_watermark: int, emissions) -> None:
         """The trigger fires: the phase moves on, the pane is emitted, and the window

@@ -293,17 +293,7 @@ class WindowingEngine:
             if self._gc_time(window) < watermark:
                 call.counters.dropped_late += 1
                 call.emissions.append(
-                    (
-                        LATE,
-                        windowed_value(
-                            (
-                                (call.state.key, wv.value),
-                                wv.timestamp_micros,
-                                (window,),
-                                PANE_NO_FIRING,
-                            )
-                        ),
-                    )
+                    late_output(call.state.key, wv.value, wv.timestamp_micros, window)
                 )
             else:
                 kept.append(window)
@@ -619,6 +609,12 @@ class WindowingEngine:
             state.timers,
             **extra,
         )
+
+
+def late_output(key, value, timestamp: int, window) -> tuple:
+    """The ``late`` output of an element dropped from ``window`` as too late: the element,
+    keyed, in that window."""
+    return LATE, windowed_value(((key, value), timestamp, (window,), PANE_NO_FIRING))
 
 
 def _count_absorbed(window_state: WindowState, counters: tuple) -> None:

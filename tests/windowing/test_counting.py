@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from strategies import event_logs, micro_batches, strategy_of
 
 from panes.evictor import CountEvictor
+from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
 from panes.runners.key_driver import KeyDriver, MicroBatch, drive_keys
-from panes.timestamp import MICROS_PER_SECOND
+from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MICROS_PER_SECOND
 from panes.transforms.core import CombineFn
 from panes.trigger import (
     AccumulationMode,
@@ -24,7 +25,18 @@ from panes.trigger import (
     CountTrigger,
     Repeatedly,
 )
-from panes.window import FixedWindows, GlobalWindows, Sessions, SlidingWindows, TimestampCombiner
+from panes.window import (
+    PANE_NO_FIRING,
+    AssignContext,
+    FixedWindows,
+    GlobalWindows,
+    IntervalWindow,
+    NonMergingWindowFn,
+    Sessions,
+    SlidingWindows,
+    TimestampCombiner,
+)
+from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
 from panes.windowing.counting import CountingEngine, is_counting_exact
 from panes.windowing.engine import Counters, WindowingEngine
@@ -123,7 +135,8 @@ def test_live_micro_batches_give_the_windowing_engines_panes_timers_and_holds(da
         )
     ]
     states: list = [{}, {}]
-    for step, watermark, now, by_key in batches:
+    end_of_input = (batches[-1][0] + 1000, MAX_MICROS, batches[-1][2], {})
+    for step, watermark, now, by_key in [*batches, end_of_input]:
         seen = []
         for driver, keys in zip(drivers, states):
             runs = {}
@@ -141,6 +154,33 @@ def test_live_micro_batches_give_the_windowing_engines_panes_timers_and_holds(da
         assert seen[1] == seen[0]
         assert sorted(states[1]) == sorted(states[0])
     assert vars(counters[1]) == vars(counters[0])
+
+
+def test_a_window_that_ends_after_the_global_window_is_collected_when_that_ends():
+    """Garbage collection is capped at the end of the global window, so a window that ends
+    later is collected before its end: its final pane comes when the watermark passes the
+    global window's end, as a timer of the key's."""
+    strategy = strategy_of(FixedWindows(7))
+    time = GLOBAL_WINDOW_MAX_MICROS - S
+    windows = tuple(
+        window_fn_kinds.from_ir(strategy.window_fn).assign(AssignContext.at_micros(time, 1))
+    )
+    assert windows[0].max_timestamp_micros > GLOBAL_WINDOW_MAX_MICROS
+    elements = {"k": [((1,), 1, time, windows, PANE_NO_FIRING)]}
+    watermarks = [Watermark(2, GLOBAL_WINDOW_MAX_MICROS + 1), Watermark(END_STEP, MAX_MICROS)]
+    clock = [ProcessingTime(END_STEP, MAX_MICROS)]
+    windowing, counting = (
+        drive_keys(engine, elements, watermarks, clock)
+        for engine in engines(strategy, BufferAggregation)
+    )
+    assert [(step, wv.value) for step, _, wv in windowing.outputs["main"]] == [(2, ("k", [1]))]
+    assert (counting.outputs, counting.holds) == (windowing.outputs, windowing.holds)
+
+
+class EveryTenSeconds(NonMergingWindowFn):
+    def assign(self, context):
+        start = context.timestamp.micros // (10 * S) * 10
+        return [IntervalWindow(start, start + 10)]
 
 
 @pytest.mark.parametrize(
@@ -165,6 +205,7 @@ def test_it_takes_windowings_whose_triggers_watch_the_watermark_and_count(window
     "windowing",
     [
         {"window_fn": Sessions(10)},
+        {"window_fn": EveryTenSeconds()},
         {"window_fn": FixedWindows(60), "trigger": AfterWatermark(early=AfterProcessingTime(5))},
         {"window_fn": FixedWindows(60), "trigger": Repeatedly(AfterCount(2))},
         {"window_fn": FixedWindows(60), "trigger": Repeatedly(AfterAny(AfterCount(2)))},
