@@ -15,7 +15,7 @@ from panes.evictor import CountEvictor
 from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
 from panes.runners.key_driver import KeyDriver, MicroBatch, drive_keys
 from panes.timestamp import GLOBAL_WINDOW_MAX_MICROS, MAX_MICROS, MICROS_PER_SECOND
-from panes.transforms.core import CombineFn
+from panes.transforms.combiners import SumFn
 from panes.trigger import (
     AccumulationMode,
     AfterAny,
@@ -53,21 +53,7 @@ TRIGGERS = [
 ]
 
 
-class Sum(CombineFn):
-    def create_accumulator(self):
-        return 0
-
-    def add_input(self, accumulator, value):
-        return accumulator + value
-
-    def merge_accumulators(self, accumulators):
-        return sum(accumulators)
-
-    def extract_output(self, accumulator):
-        return accumulator
-
-
-AGGREGATIONS = [BufferAggregation, lambda: CombineFnAggregation(Sum())]
+AGGREGATIONS = [BufferAggregation, lambda: CombineFnAggregation(SumFn())]
 
 
 @st.composite
