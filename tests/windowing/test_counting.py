@@ -50,6 +50,7 @@ TRIGGERS = [
     AfterWatermark(late=AfterCount(1)),
     AfterWatermark(early=AfterCount(1), late=AfterCount(2)),
     AfterWatermark(early=AfterCount(3), late=AfterCount(1)),
+    AfterWatermark(early=AfterCount(5), late=AfterCount(4)),
 ]
 
 
@@ -63,7 +64,7 @@ def counted_strategies(draw):
         draw(st.sampled_from(WINDOW_FNS)),
         **({} if trigger is None else {"trigger": trigger}),
         accumulation_mode=draw(st.sampled_from(list(AccumulationMode))),
-        allowed_lateness=draw(st.sampled_from([0, 3, 5, 20])),
+        allowed_lateness=draw(st.sampled_from([0, 1, 3, 5, 20, 3600])),
     )
 
 
