@@ -134,7 +134,9 @@ class CountingEngine:
                     counters.dropped_closed += 1
                     continue
                 considered[window] = window_state
-                if end >= watermark:  # the element hold (hold_rules.add_holds)
+                # The element's hold (holds.add_holds) and, before the end of the window, the
+                # trigger's end-of-window timer.
+                if end >= watermark:
                     window_state[END_HOLD] = end
                     window_state[END_TIMER] = True
                 else:
