@@ -164,12 +164,8 @@ class CountingEngine:
         clock = max(state.input_watermark, watermark)
         due = []
         for window, window_state in state.windows.items():
-            end = window.max_timestamp_micros
-            timer = end if window_state[END_TIMER] and end < clock else None
-            gc_time = garbage_collection_time(end, self.lateness)
-            if gc_time < clock and (timer is None or gc_time < timer):
-                timer = gc_time
-            if timer is not None:
+            timer = self._next_timer(window, window_state)
+            if timer < clock:
                 due.append((timer, window, window_state))
         state.input_watermark = clock
         if not due:
@@ -197,17 +193,18 @@ class CountingEngine:
         return []
 
     def next_timers(self, state) -> tuple:
-        """``(event time, None)``: the earliest end or garbage-collection time of a window (a
-        window that ends after the global window is collected at its end, before its own)."""
-        lateness, earliest = self.lateness, None
-        for window, window_state in state.windows.items():
-            end = window.max_timestamp_micros
-            timer = garbage_collection_time(end, lateness)
-            if window_state[END_TIMER] and end < timer:
-                timer = end
-            if earliest is None or timer < earliest:
-                earliest = timer
-        return earliest, None
+        """``(event time, None)``: the earliest timer of any window."""
+        timers = [self._next_timer(window, ws) for window, ws in state.windows.items()]
+        return (min(timers) if timers else None), None
+
+    def _next_timer(self, window, window_state: list) -> int:
+        """The window's earliest timer: its end while the end-of-window timer is set, else its
+        garbage-collection time (earlier for a window that ends after the global window, which
+        is collected at the global window's end)."""
+        gc_time = garbage_collection_time(window.max_timestamp_micros, self.lateness)
+        if window_state[END_TIMER]:
+            return min(window.max_timestamp_micros, gc_time)
+        return gc_time
 
     @staticmethod
     def earliest_hold(state) -> int | None:
