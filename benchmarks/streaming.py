@@ -10,7 +10,8 @@ hour of event time, up to 30 s out of order) cut into ``--files`` files, read
 ``--files-per-trigger`` files per micro-batch with ``Trigger.AvailableNow``; the time is from
 the query's start to its end, reading and writing included. Each system's micro-batches are
 also reported: their median duration, the median bytes its stateful operators wrote into
-RocksDB per micro-batch (``rocksdbTotalBytesWritten``), and the state rows left at the end.
+RocksDB per micro-batch (``rocksdbTotalBytesWritten``; ``--live-keys`` adds the mean, which
+counts the micro-batches that rewrite whole rows), and the state rows left at the end.
 
 Systems: ``stateless-native`` parses the lines with Spark SQL functions and writes them out
 (text); ``stateless-python`` does the same with the parsing and formatting in Python
@@ -336,8 +337,8 @@ def one(
 
 
 def micro_batches(progress: list) -> dict:
-    """The median duration and RocksDB bytes written (None: the state is not in RocksDB) of
-    micro-batches that read input, and the state rows after the last."""
+    """The median duration and the median and mean RocksDB bytes written (None: the state is
+    not in RocksDB) of micro-batches that read input, and the state rows after the last."""
 
     def written(batch):
         metrics = [op.get("customMetrics", {}) for op in batch["stateOperators"]]
@@ -351,6 +352,7 @@ def micro_batches(progress: list) -> dict:
         "batch_seconds": statistics.median(p["durationMs"]["triggerExecution"] for p in progress)
         / 1000,
         "state_bytes_written": statistics.median(map(written, progress)) if rocksdb else None,
+        "state_bytes_mean": statistics.mean(map(written, progress)) if rocksdb else None,
         "state_rows": sum(op["numRowsTotal"] for op in progress[-1]["stateOperators"]),
     }
 
@@ -469,14 +471,15 @@ def _ratio(base, seconds) -> str:
 def live_table(systems: list, counts: list, partitions: tuple) -> None:
     print(
         "| system | live keys | median micro-batch (s) | RocksDB bytes written per micro-batch "
-        "| state rows |\n| --- | ---: | ---: | ---: | ---: |"
+        "(median) | (mean) | state rows |\n| --- | ---: | ---: | ---: | ---: | ---: |"
     )
     for system in systems:
         for keys in counts:
             run = fresh("streaming", system, "live", str(keys), *partitions)
             print(
                 f"| {system} | {keys:,} | {run['batch_seconds']:.2f} | "
-                f"{_bytes(run['state_bytes_written'])} | {run['state_rows']:,} |",
+                f"{_bytes(run['state_bytes_written'])} | {_bytes(run['state_bytes_mean'])} | "
+                f"{run['state_rows']:,} |",
                 flush=True,
             )
 

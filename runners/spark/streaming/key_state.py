@@ -1,7 +1,8 @@
 """A keyed node's keys as the streaming runner keeps them between micro-batches: each key's
-state (the windowing engine's ``KeyState``, or a stateful DoFn's ``StatefulKeyState``: plain
-data) pickled, and a key bucket's keys in one state row of Spark's state store (``Bucket``),
-compressed; the tail's state in one row, pickled and compressed (``dump_row``).
+state (the windowing engine's ``KeyState``, the counting engine's lists, or a stateful DoFn's
+``StatefulKeyState``: plain data) pickled, and a key bucket's keys in one state row of Spark's
+state store with a log of the keys each call changed since (``Bucket``), compressed; the tail's
+state in one row, pickled and compressed (``dump_row``).
 
 A bucket's pickles repeat their classes' names and much of their values, so zstd shrinks a row
 about tenfold for less time than RocksDB takes to write what it saves (benchmarks/README.md,
@@ -12,6 +13,7 @@ from __future__ import annotations
 import pickle
 import struct
 from operator import itemgetter
+from typing import NamedTuple
 
 import numpy
 import pyarrow
@@ -21,6 +23,8 @@ _ZSTD = b"Z"  # a pickle starts with its protocol opcode, 0x80
 _SIZE = struct.Struct("<Q")
 _CODEC = pyarrow.Codec("zstd", compression_level=1)
 _COLUMNS = b"C"  # a bucket laid out by column (``Bucket``)
+_CHANGES = b"D"  # the keys one call changed, an entry of a bucket's log
+_LOG_SHARE = 0.5  # how large a bucket's log may grow against its row before the row is rewritten
 _HEADER = struct.Struct("<QQ")  # the number of a bucket's keys, and the size of their pickle
 _TIMES = numpy.dtype("<i8")  # a bucket's wake-ups (ms) and due times (µs)
 _LENGTHS = numpy.dtype("<u8")  # the lengths of its keys' pickles
@@ -63,14 +67,28 @@ def _decompressed(blob: bytes) -> bytes:
     return _CODEC.decompress(memoryview(blob)[1 + _SIZE.size :], size, asbytes=True)
 
 
+class Write(NamedTuple):
+    """What a call leaves of a bucket: its ``row`` rewritten whole, or the ``changes`` to
+    append to its log (the other None; both None: no key is left), and the earliest Spark
+    wake-up and processing-time due of its keys (None: none)."""
+
+    row: bytes | None
+    changes: bytes | None
+    earliest: int | None
+    first_due: int | None
+
+
 class Bucket:
-    """A key bucket's keys as its one state row keeps them: per key, its pickled state, its
-    first position, its Spark wake-up and its processing-time due. The row is laid out by
-    column — the keys, the wake-ups, the due times, the lengths of each key's two pickles,
-    then the pickles — so loading a bucket unpickles only its keys, and writing it copies the
-    pickles of the keys a call left alone, run by run: a call costs the keys it advances, and
-    copying and compressing the others (benchmarks/README.md, *Streaming bucket
-    rows by column*)."""
+    """A key bucket's keys as its state row and log keep them: per key, its pickled state, its
+    first position, its Spark wake-up and its processing-time due.
+
+    The row is laid out by column — the keys, the wake-ups, the due times, the lengths of each
+    key's two pickles, then the pickles — so loading a bucket unpickles only its keys' names,
+    and rewriting it copies the pickles of the keys a call left alone, run by run
+    (benchmarks/README.md, *Streaming bucket rows by column*). A call that changes a few of
+    many keys appends just those to the bucket's log instead, until the log reaches half the
+    row's size and the row is rewritten with it: a call writes about the keys it changed,
+    however many the bucket holds (*Streaming bucket logs*)."""
 
     def __init__(self, keys=(), wakes=_NO_TIMES, dues=_NO_TIMES, ends=_NO_LENGTHS, body=b""):
         """``keys`` with their ``wakes`` and ``dues`` (``_UNSET``: none) and, two per key, where
@@ -79,14 +97,23 @@ class Bucket:
         self._index = {key: index for index, key in enumerate(self._keys)}
         self._wakes, self._dues, self._ends = wakes, dues, ends
         self._body = memoryview(body)
-        self._changed: dict = {}  # key -> its new (state, first, wake, due); None: removed
+        self._logged: dict = {}  # key -> its (state, first, wake, due) since the row; None: removed
+        self._changed: dict = {}  # the same, by this call
+        self._row_size = self._log_size = 0
 
     @classmethod
-    def load(cls, blob: bytes) -> Bucket:
-        """The bucket ``dump`` stored, or one stored by a panes from before the columns."""
-        if blob[:1] != _COLUMNS:
-            return cls._of(load_row(blob))
-        payload = _decompressed(blob)
+    def load(cls, row: bytes, log=()) -> Bucket:
+        """The bucket ``write`` stored as ``row`` and the ``log`` of changes after it; the row
+        may be one stored by a panes from before the columns."""
+        bucket = cls._of(load_row(row)) if row[:1] != _COLUMNS else cls._columns_of(row)
+        for changes in log:
+            bucket._logged.update(pickle.loads(_decompressed(changes)))
+        bucket._row_size, bucket._log_size = len(row), sum(map(len, log))
+        return bucket
+
+    @classmethod
+    def _columns_of(cls, row: bytes) -> Bucket:
+        payload = _decompressed(row)
         count, keys_size = _HEADER.unpack_from(payload)
         at = _HEADER.size + keys_size
         keys = pickle.loads(memoryview(payload)[_HEADER.size : at])
@@ -104,14 +131,15 @@ class Bucket:
         written by column once and read back."""
         bucket = cls()
         bucket._changed = dict(keys)
-        row = bucket.dump()[0]
-        return cls() if row is None else cls.load(row)
+        row = bucket.write().row
+        return cls() if row is None else cls._columns_of(row)
 
     def get(self, key: bytes):
         """The key's ``(pickled state, first position)``; None for a key the bucket lacks."""
-        if key in self._changed:
-            stored = self._changed[key]
-            return None if stored is None else stored[:2]
+        for changes in (self._changed, self._logged):
+            if key in changes:
+                stored = changes[key]
+                return None if stored is None else stored[:2]
         index = self._index.get(key)
         if index is None:
             return None
@@ -126,35 +154,46 @@ class Bucket:
     def due(self, watermark: int, processing_now, skip) -> list:
         """The keys, sorted, whose Spark wake-up the ``watermark`` (ms) has reached or whose
         processing-time timer is due by ``processing_now`` (None: none is), but for ``skip``."""
+        changes = {**self._logged, **self._changed}
         reached = self._wakes <= watermark
         if processing_now is not None:
             reached |= self._dues <= processing_now
-        keys = self._keys
-        return sorted(
-            key
-            for key in map(keys.__getitem__, numpy.flatnonzero(reached).tolist())
-            if key not in skip
-        )
+        reached &= self._unchanged(changes)
+        keys = [*map(self._keys.__getitem__, numpy.flatnonzero(reached).tolist())]
+        for key, stored in changes.items():
+            if stored is None:
+                continue
+            wake, due = stored[2:]
+            if (wake is not None and wake <= watermark) or (
+                processing_now is not None and due is not None and due <= processing_now
+            ):
+                keys.append(key)
+        return sorted(key for key in keys if key not in skip)
 
-    def dump(self) -> tuple:
-        """``(row, earliest wake-up, earliest due)`` of the bucket as changed; the row is None
-        when no key is left."""
-        keep = numpy.ones(len(self._keys), bool)
-        keep[numpy.array([self._index[k] for k in self._changed if k in self._index], int)] = False
+    def write(self) -> Write:
+        """The bucket as changed: its changes for the log while the log stays under
+        ``_LOG_SHARE`` of the row, else the row rewritten whole."""
+        changes = {**self._logged, **self._changed}
+        kept = self._unchanged(changes)
         added = sorted(
-            ((key, stored) for key, stored in self._changed.items() if stored is not None),
+            ((key, stored) for key, stored in changes.items() if stored is not None),
             key=itemgetter(0),
         )
-        keys = [*map(self._keys.__getitem__, numpy.flatnonzero(keep).tolist())]
+        wakes = numpy.concatenate([self._wakes[kept], _times(s[2] for _, s in added)])
+        dues = numpy.concatenate([self._dues[kept], _times(s[3] for _, s in added)])
+        if not len(wakes):
+            return Write(None, None, None, None)
+        earliest, first_due = _earliest(wakes), _earliest(dues)
+        if self._row_size:
+            logged = _compressed(_CHANGES, pickle.dumps(self._changed, pickle.HIGHEST_PROTOCOL))
+            if self._log_size + len(logged) <= _LOG_SHARE * self._row_size:
+                return Write(None, logged, earliest, first_due)
+        keys = [*map(self._keys.__getitem__, numpy.flatnonzero(kept).tolist())]
         keys += [key for key, _ in added]
-        if not keys:
-            return None, None, None
         pickles = [
             (stored[0], pickle.dumps(stored[1], pickle.HIGHEST_PROTOCOL)) for _, stored in added
         ]
-        wakes = numpy.concatenate([self._wakes[keep], _times(s[2] for _, s in added)])
-        dues = numpy.concatenate([self._dues[keep], _times(s[3] for _, s in added)])
-        lengths = numpy.diff(self._ends, prepend=_LENGTHS.type(0)).reshape(-1, 2)[keep]
+        lengths = numpy.diff(self._ends, prepend=_LENGTHS.type(0)).reshape(-1, 2)[kept]
         lengths = numpy.concatenate(
             [lengths.ravel(), numpy.array([len(p) for pair in pickles for p in pair], _LENGTHS)]
         )
@@ -166,11 +205,17 @@ class Bucket:
                 wakes.tobytes(),
                 dues.tobytes(),
                 lengths.tobytes(),
-                *self._kept_runs(keep),
+                *self._kept_runs(kept),
                 *(part for pair in pickles for part in pair),
             ]
         )
-        return _compressed(_COLUMNS, payload), _earliest(wakes), _earliest(dues)
+        return Write(_compressed(_COLUMNS, payload), None, earliest, first_due)
+
+    def _unchanged(self, changes: dict) -> numpy.ndarray:
+        """Which keys of the row ``changes`` leave as the row has them."""
+        kept = numpy.ones(len(self._keys), bool)
+        kept[numpy.array([self._index[k] for k in changes if k in self._index], int)] = False
+        return kept
 
     def _kept_runs(self, keep) -> list:
         """The pickles of the kept keys, as runs of the body between the keys left out."""

@@ -53,9 +53,11 @@ from panes.windowing.engine import Counters
 from panes.windowing.key_state import KeyState
 
 # A bucket's state: its keys' (state, first position, Spark wake-up, processing-time due), laid
-# out by column and compressed (``key_state.Bucket``), and its Spark timer; beside it, the first
-# of its keys' due times. The tail's: its state, pickled and compressed (``key_state.dump_row``).
+# out by column and compressed (``key_state.Bucket``), and its Spark timer; the log of the keys
+# calls changed since, with the timer each left; beside them, the first of its keys' due times.
+# The tail's: its state, pickled and compressed (``key_state.dump_row``).
 BUCKET_STATE = "state binary, timer long"
+LOG = "changes binary, timer long"
 DUE = "due long"
 
 
@@ -111,6 +113,8 @@ class Operator(StatefulProcessor):
         and user code (whose modules the driver's process may not import) waits until then."""
         self.handle = handle
         self.state = handle.getValueState("bucket", BUCKET_STATE)
+        if self.stage.clocks:
+            self.log = handle.getListState("log", LOG)
         if self.stage.heartbeat:
             self.due = handle.getValueState("due", DUE)
         self.built = False
@@ -204,8 +208,7 @@ class Operator(StatefulProcessor):
                 first_due = self.due.get()
                 if first_due is None or first_due[0] > processing_now:
                     return
-        stored = self.state.get()
-        bucket, timer = (Bucket(), None) if stored is None else (Bucket.load(stored[0]), stored[1])
+        bucket, timer, logged = self._load_bucket()
         due = bucket.due(now, processing_now, entries)
         self.cell[1] = grouping.label
         grouping.node.start_bundle()
@@ -221,17 +224,36 @@ class Operator(StatefulProcessor):
             )
             bucket.set(key_bytes, kept)
         self._emit_finished(grouping, grouping.node.finish_bundle())
-        row, earliest, first_due = bucket.dump()
-        if row is None:
-            self.state.clear()
-        else:
-            self.state.update((row, earliest))
-        self._move_timer(None if timer == expired else timer, earliest)
+        written = bucket.write()
+        self._store_bucket(written, logged)
+        self._move_timer(None if timer == expired else timer, written.earliest)
         if self.stage.heartbeat:
-            if first_due is None:
+            if written.first_due is None:
                 self.due.clear()
             else:
-                self.due.update((first_due,))
+                self.due.update((written.first_due,))
+
+    def _load_bucket(self) -> tuple:
+        """The bucket from its row and log, its Spark timer, and whether it has a log."""
+        stored = self.state.get()
+        if stored is None:
+            return Bucket(), None, False
+        log = list(self.log.get())
+        bucket = Bucket.load(stored[0], [changes for changes, _ in log])
+        return bucket, log[-1][1] if log else stored[1], bool(log)
+
+    def _store_bucket(self, written, logged: bool) -> None:
+        """Appends the call's changes to the bucket's log, or rewrites its row and drops the
+        log (``logged``: there is one), or clears both when no key is left."""
+        if written.changes is not None:
+            self.log.appendValue((written.changes, written.earliest))
+            return
+        if written.row is None:
+            self.state.clear()
+        else:
+            self.state.update((written.row, written.earliest))
+        if logged:
+            self.log.clear()
 
     def _advance_key(self, grouping, key_bytes, stored, records, timer_values, container):
         """Advances one key from its ``stored`` ``(state, first position)``; returns them
