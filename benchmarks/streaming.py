@@ -82,6 +82,7 @@ def input_directory(size: int, files: int, keys: int = KEYS) -> Path:
 def _arriving(directory: Path, files: list) -> None:
     """Writes each list of lines of ``files`` as a file of ``directory``, in order, with
     rising mtimes (the order Spark's file source reads them in)."""
+    DATA.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(dir=DATA))
     for index, lines in enumerate(files):
         path = temporary / f"events-{index:04d}.csv"
