@@ -63,7 +63,7 @@ SYSTEMS = [
 ]
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 WARM_UP_SIZE = 20_000
-LIVE_FILE_EVENTS, LIVE_MEASURED_FILES, LIVE_MEASURED_EVENTS = 100_000, 5, 20_000
+LIVE_FILE_EVENTS, LIVE_MEASURED_FILES, LIVE_MEASURED_EVENTS = 100_000, 20, 20_000
 
 
 def input_directory(size: int, files: int, keys: int = KEYS) -> Path:
@@ -95,7 +95,7 @@ def live_keys_directory(keys: int) -> Path:
     """Files that make ``keys`` keys live, one event each, then ``LIVE_MEASURED_FILES`` files
     of ``LIVE_MEASURED_EVENTS`` events on keys among them; event times within the first 40 s
     (one 60 s window, the watermark 20 s behind: nothing closes)."""
-    directory = DATA / f"live-{keys}keys"
+    directory = DATA / f"live-{keys}keys-{LIVE_MEASURED_FILES}"
     if not directory.exists():
         rng = random.Random(keys)
         files = [
