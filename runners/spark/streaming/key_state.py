@@ -94,21 +94,34 @@ class Bucket:
         """``keys`` with their ``wakes`` and ``dues`` (``_UNSET``: none) and, two per key, where
         its pickled state and its pickled first position end in ``body``."""
         self._keys = list(keys)
-        self._index = {key: index for index, key in enumerate(self._keys)}
+        self._index = dict(zip(self._keys, range(len(self._keys))))
         self._wakes, self._dues, self._ends = wakes, dues, ends
         self._body = memoryview(body)
-        self._logged: dict = {}  # key -> its (state, first, wake, due) since the row; None: removed
-        self._changed: dict = {}  # the same, by this call
-        self._row_size = self._log_size = 0
+        self._changed: dict = {}  # key -> its (state, first, wake, due) by this call; None: removed
+        self._row_size = 0
+        self._log({}, 0)
+
+    def _log(self, logged: dict, size: int) -> None:
+        """Takes the changes ``logged`` since the row (``size`` bytes compressed) and what a
+        call needs of them: the row's keys they leave alone, the times of the keys they hold."""
+        self._logged, self._log_size = logged, size
+        self._row_kept = _left(self._index, self._logged)
+        held = [(key, stored) for key, stored in self._logged.items() if stored is not None]
+        self._log_keys = [key for key, _ in held]
+        self._log_index = dict(zip(self._log_keys, range(len(held))))
+        self._log_wakes = _times(stored[2] for _, stored in held)
+        self._log_dues = _times(stored[3] for _, stored in held)
 
     @classmethod
     def load(cls, row: bytes, log=()) -> Bucket:
         """The bucket ``write`` stored as ``row`` and the ``log`` of changes after it; the row
         may be one stored by a panes from before the columns."""
         bucket = cls._of(load_row(row)) if row[:1] != _COLUMNS else cls._columns_of(row)
+        logged: dict = {}
         for changes in log:
-            bucket._logged.update(pickle.loads(_decompressed(changes)))
-        bucket._row_size, bucket._log_size = len(row), sum(map(len, log))
+            logged.update(pickle.loads(_decompressed(changes)))
+        bucket._row_size = len(row)
+        bucket._log(logged, sum(map(len, log)))
         return bucket
 
     @classmethod
@@ -153,41 +166,43 @@ class Bucket:
 
     def due(self, watermark: int, processing_now, skip) -> list:
         """The keys, sorted, whose Spark wake-up the ``watermark`` (ms) has reached or whose
-        processing-time timer is due by ``processing_now`` (None: none is), but for ``skip``."""
-        changes = {**self._logged, **self._changed}
-        reached = self._wakes <= watermark
-        if processing_now is not None:
-            reached |= self._dues <= processing_now
-        reached &= self._unchanged(changes)
-        keys = [*map(self._keys.__getitem__, numpy.flatnonzero(reached).tolist())]
-        for key, stored in changes.items():
-            if stored is None:
-                continue
-            wake, due = stored[2:]
-            if (wake is not None and wake <= watermark) or (
-                processing_now is not None and due is not None and due <= processing_now
-            ):
-                keys.append(key)
+        processing-time timer is due by ``processing_now`` (None: none is), but for ``skip``:
+        of the keys as loaded, before a call changes any."""
+        now = watermark, processing_now
+        in_row = _reached(self._wakes, self._dues, *now) & self._row_kept
+        in_log = _reached(self._log_wakes, self._log_dues, *now)
+        keys = [*map(self._keys.__getitem__, numpy.flatnonzero(in_row).tolist())]
+        keys += map(self._log_keys.__getitem__, numpy.flatnonzero(in_log).tolist())
         return sorted(key for key in keys if key not in skip)
 
     def write(self) -> Write:
         """The bucket as changed: its changes for the log while the log stays under
         ``_LOG_SHARE`` of the row, else the row rewritten whole."""
-        changes = {**self._logged, **self._changed}
-        kept = self._unchanged(changes)
+        changed = self._changed
+        row_kept = self._row_kept & _left(self._index, changed)
+        log_kept = _left(self._log_index, changed)
+        new = [stored for stored in changed.values() if stored is not None]
+        wakes = [self._wakes[row_kept], self._log_wakes[log_kept], _times(s[2] for s in new)]
+        dues = [self._dues[row_kept], self._log_dues[log_kept], _times(s[3] for s in new)]
+        if not sum(map(len, wakes)):
+            return Write(None, None, None, None)
+        earliest, first_due = _earliest(*wakes), _earliest(*dues)
+        if self._row_size:
+            logged = _compressed(_CHANGES, pickle.dumps(changed, pickle.HIGHEST_PROTOCOL))
+            if self._log_size + len(logged) <= _LOG_SHARE * self._row_size:
+                return Write(None, logged, earliest, first_due)
+        return Write(self._rewritten({**self._logged, **changed}), None, earliest, first_due)
+
+    def _rewritten(self, changes: dict) -> bytes:
+        """The row with ``changes`` (the log's and the call's) made: the kept keys' pickles
+        copied in runs, the changed keys' after them."""
+        kept = _left(self._index, changes)
         added = sorted(
             ((key, stored) for key, stored in changes.items() if stored is not None),
             key=itemgetter(0),
         )
         wakes = numpy.concatenate([self._wakes[kept], _times(s[2] for _, s in added)])
         dues = numpy.concatenate([self._dues[kept], _times(s[3] for _, s in added)])
-        if not len(wakes):
-            return Write(None, None, None, None)
-        earliest, first_due = _earliest(wakes), _earliest(dues)
-        if self._row_size:
-            logged = _compressed(_CHANGES, pickle.dumps(self._changed, pickle.HIGHEST_PROTOCOL))
-            if self._log_size + len(logged) <= _LOG_SHARE * self._row_size:
-                return Write(None, logged, earliest, first_due)
         keys = [*map(self._keys.__getitem__, numpy.flatnonzero(kept).tolist())]
         keys += [key for key, _ in added]
         pickles = [
@@ -209,13 +224,7 @@ class Bucket:
                 *(part for pair in pickles for part in pair),
             ]
         )
-        return Write(_compressed(_COLUMNS, payload), None, earliest, first_due)
-
-    def _unchanged(self, changes: dict) -> numpy.ndarray:
-        """Which keys of the row ``changes`` leave as the row has them."""
-        kept = numpy.ones(len(self._keys), bool)
-        kept[numpy.array([self._index[k] for k in changes if k in self._index], int)] = False
-        return kept
+        return _compressed(_COLUMNS, payload)
 
     def _kept_runs(self, keep) -> list:
         """The pickles of the kept keys, as runs of the body between the keys left out."""
@@ -233,7 +242,23 @@ def _times(times) -> numpy.ndarray:
     return numpy.array([_UNSET if time is None else time for time in times], _TIMES)
 
 
-def _earliest(times: numpy.ndarray):
-    """The earliest of a column of times; None when none is set."""
-    earliest = int(times.min()) if len(times) else _UNSET
+def _left(index: dict, changes: dict) -> numpy.ndarray:
+    """Which of the keys ``index`` places ``changes`` leaves alone."""
+    left = numpy.ones(len(index), bool)
+    left[numpy.array([index[key] for key in changes if key in index], int)] = False
+    return left
+
+
+def _reached(wakes, dues, watermark: int, processing_now) -> numpy.ndarray:
+    """Which of the keys of ``wakes`` and ``dues`` the ``watermark`` or ``processing_now``
+    (None: none is) has reached."""
+    reached = wakes <= watermark
+    if processing_now is not None:
+        reached |= dues <= processing_now
+    return reached
+
+
+def _earliest(*columns: numpy.ndarray):
+    """The earliest of columns of times; None when none is set."""
+    earliest = min((int(times.min()) for times in columns if len(times)), default=_UNSET)
     return None if earliest == _UNSET else earliest

@@ -110,6 +110,21 @@ def test_a_call_that_changes_few_of_many_keys_logs_just_those_until_the_log_is_h
     assert _contents(Bucket.load(written.row), keys) == model
 
 
+def test_a_logged_key_that_a_later_call_changes_again_gives_the_bucket_its_new_times():
+    keys = _keys(500)  # each wakes at 60_020, without a processing-time due
+    row, first = _stored(keys), [*keys][0]
+    bucket = Bucket.load(row)
+    bucket.set(first, (dump_state(1), (1, 0), 30_000, 5))
+    logged = bucket.write()
+    assert logged.changes is not None and (logged.earliest, logged.first_due) == (30_000, 5)
+    assert Bucket.load(row, [logged.changes]).due(30_000, None, ()) == [first]
+    for again, times in ((None, (60_020, None)), ((b"s", (2, 0), 90_000, None), (60_020, None))):
+        bucket = Bucket.load(row, [logged.changes])
+        bucket.set(first, again)
+        written = bucket.write()
+        assert written.changes is not None and (written.earliest, written.first_due) == times
+
+
 def test_a_bucket_whose_keys_all_leave_after_its_log_stores_nothing():
     keys = _keys(500)
     bucket = Bucket.load(_stored(keys))
