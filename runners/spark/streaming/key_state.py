@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 import struct
+from collections.abc import Sequence
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -24,7 +25,10 @@ _SIZE = struct.Struct("<Q")
 _CODEC = pyarrow.Codec("zstd", compression_level=1)
 _COLUMNS = b"C"  # a bucket laid out by column (``Bucket``)
 _CHANGES = b"D"  # the keys one call changed, an entry of a bucket's log
-_LOG_SHARE = 0.5  # how large a bucket's log may grow against its row before the row is rewritten
+# How large a bucket's log may grow against its row, in bytes and in the row's keys it changes,
+# before the row is rewritten; and how many entries it may have, each read at every call.
+_LOG_SHARE = 0.5
+_LOG_ENTRIES = 64
 _HEADER = struct.Struct("<QQ")  # the number of a bucket's keys, and the size of their pickle
 _TIMES = numpy.dtype("<i8")  # a bucket's wake-ups (ms) and due times (µs)
 _LENGTHS = numpy.dtype("<u8")  # the lengths of its keys' pickles
@@ -87,8 +91,9 @@ class Bucket:
     and rewriting it copies the pickles of the keys a call left alone, run by run
     (benchmarks/README.md, *Streaming bucket rows by column*). A call that changes a few of
     many keys appends just those to the bucket's log instead, until the log reaches half the
-    row's size and the row is rewritten with it: a call writes about the keys it changed,
-    however many the bucket holds (*Streaming bucket logs*)."""
+    row's size or changes half its keys, or ``_LOG_ENTRIES``, and the row is rewritten with it:
+    most calls write about the keys they changed, however many the bucket holds, and keys
+    removed leave the row soon (*Streaming bucket logs*)."""
 
     def __init__(self, keys=(), wakes=_NO_TIMES, dues=_NO_TIMES, ends=_NO_LENGTHS, body=b""):
         """``keys`` with their ``wakes`` and ``dues`` (``_UNSET``: none) and, two per key, where
@@ -98,13 +103,13 @@ class Bucket:
         self._wakes, self._dues, self._ends = wakes, dues, ends
         self._body = memoryview(body)
         self._changed: dict = {}  # key -> its (state, first, wake, due) by this call; None: removed
-        self._row_size = 0
-        self._log({}, 0)
+        self._row_size = 0  # 0: the row is rewritten at the call's end, whatever it changed
+        self._log({}, ())
 
-    def _log(self, logged: dict, size: int) -> None:
-        """Takes the changes ``logged`` since the row (``size`` bytes compressed) and what a
-        call needs of them: the row's keys they leave alone, the times of the keys they hold."""
-        self._logged, self._log_size = logged, size
+    def _log(self, logged: dict, log: Sequence[bytes]) -> None:
+        """Takes the changes ``logged`` since the row (``log``'s entries) and what a call needs
+        of them: the row's keys they leave alone, the times of the keys they hold."""
+        self._logged, self._log_size, self._log_entries = logged, sum(map(len, log)), len(log)
         self._row_kept = _left(self._index, self._logged)
         held = [(key, stored) for key, stored in self._logged.items() if stored is not None]
         self._log_keys = [key for key, _ in held]
@@ -113,19 +118,23 @@ class Bucket:
         self._log_dues = _times(stored[3] for _, stored in held)
 
     @classmethod
-    def load(cls, row: bytes, log=()) -> Bucket:
+    def load(cls, row: bytes, log: Sequence[bytes] = ()) -> Bucket:
         """The bucket ``write`` stored as ``row`` and the ``log`` of changes after it; the row
-        may be one stored by a panes from before the columns."""
-        bucket = cls._of(load_row(row)) if row[:1] != _COLUMNS else cls._columns_of(row)
+        may be one stored by a panes from before the columns, rewritten at the first call."""
+        if row[:1] != _COLUMNS:
+            bucket = cls._of(load_row(row))
+        else:
+            bucket = cls._columns_of(row)
+            bucket._row_size = len(row)
         logged: dict = {}
         for changes in log:
             logged.update(pickle.loads(_decompressed(changes)))
-        bucket._row_size = len(row)
-        bucket._log(logged, sum(map(len, log)))
+        bucket._log(logged, log)
         return bucket
 
     @classmethod
     def _columns_of(cls, row: bytes) -> Bucket:
+        """The bucket of a row laid out by column."""
         payload = _decompressed(row)
         count, keys_size = _HEADER.unpack_from(payload)
         at = _HEADER.size + keys_size
@@ -177,7 +186,8 @@ class Bucket:
 
     def write(self) -> Write:
         """The bucket as changed: its changes for the log while the log stays under
-        ``_LOG_SHARE`` of the row, else the row rewritten whole."""
+        ``_LOG_SHARE`` of the row's bytes and keys and within ``_LOG_ENTRIES``, else the row
+        rewritten whole: so the keys the log removed or replaced stay less than half the row."""
         changed = self._changed
         row_kept = self._row_kept & _left(self._index, changed)
         log_kept = _left(self._log_index, changed)
@@ -187,7 +197,12 @@ class Bucket:
         if not sum(map(len, wakes)):
             return Write(None, None, None, None)
         earliest, first_due = _earliest(*wakes), _earliest(*dues)
-        if self._row_size:
+        shadowed = len(self._keys) - numpy.count_nonzero(row_kept)
+        if (
+            self._row_size
+            and self._log_entries < _LOG_ENTRIES
+            and shadowed < _LOG_SHARE * len(self._keys)
+        ):
             logged = _compressed(_CHANGES, pickle.dumps(changed, pickle.HIGHEST_PROTOCOL))
             if self._log_size + len(logged) <= _LOG_SHARE * self._row_size:
                 return Write(None, logged, earliest, first_due)

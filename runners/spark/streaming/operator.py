@@ -6,15 +6,16 @@ more than a key's work.
 
 The query has up to two such operators, each an ``Operator`` with its own ``Stage``. The
 first serves every grouping fed by sources only; its rows are keyed by ``(route, bucket)``, the
-route naming the grouping. A call loads the bucket's state once, advances each of its keys that
-has rows or is due by its clocks and its rows in step order (``clocks``), runs their panes
-through the element-wise transforms after the grouping (``routing``), stores the bucket once,
-and moves its one Spark timer to the earliest wake-up of its keys. Where a heartbeat runs
-(``sources.heartbeat_frame``), every micro-batch calls every bucket, and the bucket's ``due``
-value, when its keys' first processing-time timer is due, spares loading the bucket until
-then. The second operator,
-present when groupings follow groupings, is the ``tail``: one key that finishes steps for the
-later groupings. Rows routed elsewhere (writes, metrics) pass through.
+route naming the grouping. A call loads the bucket's state once (its row and its log),
+advances each of its keys that has rows or is due by its clocks and its rows in step order
+(``clocks``), runs their panes through the element-wise transforms after the grouping
+(``routing``), stores the bucket once (the keys it changed appended to the log, or the row
+rewritten), and moves its one Spark timer to the earliest wake-up of its keys. Where a
+heartbeat runs (``sources.heartbeat_frame``), every micro-batch calls every bucket, and the
+bucket's ``due`` value, when its keys' first processing-time timer is due, spares loading the
+bucket until then. The second operator, present when groupings follow groupings, is the
+``tail``: one key that finishes steps for the later groupings. Rows routed elsewhere (writes,
+metrics) pass through.
 """
 
 from __future__ import annotations
@@ -198,9 +199,10 @@ class Operator(StatefulProcessor):
 
     def _advance_bucket(self, grouping, entries: dict, timer_values, expired, container):
         """Advances the bucket's keys that have rows or whose wake-up has come, then moves the
-        bucket's timer to the earliest wake-up left. The bucket's keys are read and written in
-        one state row: a state store call is a round trip to the JVM. A call of the heartbeat
-        alone reads the bucket only if one of its keys is due by processing time."""
+        bucket's timer to the earliest wake-up left. The bucket's keys are read from its row and
+        log and written in one of them: a state store call is a round trip to the JVM. A call
+        of the heartbeat alone reads the bucket only if one of its keys is due by processing
+        time."""
         now, processing_now = timer_values.getCurrentWatermarkInMs(), None
         if self.stage.heartbeat:
             processing_now = BatchClocks.now(timer_values)[1]

@@ -17,6 +17,7 @@ import panes as beam
 from panes.io.text import ReadFromText, WriteToText
 from panes.runners.spark.streaming.clocks import BatchClocks
 from panes.runners.spark.streaming.key_state import (
+    _LOG_ENTRIES,
     Bucket,
     dump_row,
     dump_state,
@@ -87,27 +88,54 @@ def test_a_bucket_left_without_keys_stores_nothing():
     assert bucket.write() == (None, None, None, None)
 
 
-def test_a_call_that_changes_few_of_many_keys_logs_just_those_until_the_log_is_half_the_row():
-    keys = _keys(2000)
+def _calls_until_rewritten(keys: dict, per_call: int, cycle: bool) -> tuple:
+    """Calls each changing ``per_call`` of a bucket's ``keys`` — the same ones, or with
+    ``cycle`` the next ones — until one rewrites the row: the first row and the log before
+    it. Each call is checked against a model of the keys."""
     row, log, model = _stored(keys), [], {key: kept[:2] for key, kept in keys.items()}
-    changed = [[*keys][index : index + 20] for index in range(0, 2000, 20)]
-    for call, names in enumerate(changed):
+    names = [*keys] * 2
+    for call in range(_LOG_ENTRIES + 1):
         bucket = Bucket.load(row, log)
-        for key in names:
+        start = call * per_call % len(keys) if cycle else 0
+        for key in names[start : start + per_call]:
             moved = (dump_state(call), (call, 1), 120_020, None)
             bucket.set(key, moved)
             model[key] = moved[:2]
         written = bucket.write()
         if written.row is not None:
-            break
+            assert written.changes is None
+            assert _contents(Bucket.load(written.row), keys) == model
+            return row, log
         assert len(written.changes) * 20 < len(row)
         log.append(written.changes)
         assert _contents(Bucket.load(row, log), keys) == model
-    assert log, "no call logged its changes"
+    raise AssertionError("no call rewrote the row")
+
+
+def test_a_call_that_changes_few_of_many_keys_logs_just_those_until_the_log_is_half_the_row():
+    row, log = _calls_until_rewritten(_keys(2000), per_call=60, cycle=False)
     logged, largest = sum(map(len, log)), max(map(len, log))
+    assert len(log) < _LOG_ENTRIES
     assert len(row) / 2 - 2 * largest < logged <= len(row) / 2  # rewritten once the log is full
-    assert (written.changes, written.earliest) == (None, 60_020)
-    assert _contents(Bucket.load(written.row), keys) == model
+
+
+def test_a_log_that_changed_half_the_rows_keys_is_folded_into_the_row():
+    """So keys removed, or replaced, by the log stay less than half the row."""
+    row, log = _calls_until_rewritten(_keys(2000), per_call=60, cycle=True)
+    assert len(log) == 16 and sum(map(len, log)) < len(row) / 2  # 17 calls change 1,020 keys
+
+
+def test_a_log_of_many_small_calls_is_folded_into_the_row_after_its_last_allowed_entry():
+    row, log = _calls_until_rewritten(_keys(2000), per_call=1, cycle=False)
+    assert len(log) == _LOG_ENTRIES and sum(map(len, log)) < len(row) / 2
+
+
+def test_a_row_of_an_older_panes_is_rewritten_at_its_first_call():
+    keys = _keys(500)
+    bucket = Bucket.load(dump_row(keys))
+    bucket.set([*keys][0], None)
+    written = bucket.write()
+    assert written.changes is None and written.row[:1] == b"C"
 
 
 def test_a_logged_key_that_a_later_call_changes_again_gives_the_bucket_its_new_times():
@@ -254,11 +282,13 @@ class _DescribePane(beam.DoFn):
         yield f"{kv[0]} {pane.timing.value} {pane.index} {kv[1]}"
 
 
-def _write_keys(directory, index: int, keys) -> None:
-    """A file of one ``key,value,seconds`` line per key, later than the files before it."""
+def _write_keys(directory, index: int, keys, seconds=None) -> None:
+    """A file of one ``key,value,seconds`` line per key, later than the files before it; the
+    value is ``index + 1``, the time ``seconds`` or ``index``."""
     directory.mkdir(exist_ok=True)
     path = directory / f"f{index:02d}.csv"
-    path.write_text("".join(f"k{key},{index + 1},{index}\n" for key in keys))
+    seconds = index if seconds is None else seconds
+    path.write_text("".join(f"k{key},{index + 1},{seconds}\n" for key in keys))
     os.utime(path, (1_000_000 + index, 1_000_000 + index))
 
 
@@ -294,7 +324,9 @@ def _run_sums(directory, output, checkpoint) -> None:
 def test_keys_a_call_changes_are_logged_and_survive_a_restart(tmp_path, spark):
     """600 keys made live, then micro-batches touching a few of them, with a restart between:
     each touched key's early pane counts and sums all its values before, so a key state lost
-    or stale in a bucket's log shows; the log holds the calls' changes."""
+    or stale in a bucket's log shows; the log holds the calls' changes. Then the watermark
+    passes their window: each key's timer fires its on-time pane, and only the key that moved
+    it on keeps state."""
     directory, checkpoint, output = tmp_path / "in", tmp_path / "checkpoint", tmp_path / "out"
     touched = [range(600), *([1, 101, 200 + i] for i in range(3))]
     touched_after_restart = [[1, 300 + i] for i in range(3)]
@@ -315,5 +347,25 @@ def test_keys_a_call_changes_are_logged_and_survive_a_restart(tmp_path, spark):
         line for path in output.glob("panes-*") for line in path.read_text().splitlines()
     )
     assert written == expected
-    log = spark.read.format("statestore").option("stateVarName", "log").load(str(checkpoint))
-    assert log.count() > 0
+    assert _state_rows(spark, checkpoint, "log") > 0
+
+    late = len(touched) + len(touched_after_restart)
+    _write_keys(directory, late, [9999], seconds=5000)
+    _run_sums(directory, output / "panes", checkpoint)
+    expected[f"k9999 EARLY 0 {late + 1}"] += 1
+    for key in range(600):
+        expected[f"k{key} ON_TIME {panes[key]} {totals[key]}"] += 1
+    written = Counter(
+        line for path in output.glob("panes-*") for line in path.read_text().splitlines()
+    )
+    assert written == expected
+    assert (_state_rows(spark, checkpoint, "bucket"), _state_rows(spark, checkpoint, "log")) == (
+        1,
+        0,
+    )
+
+
+def _state_rows(spark, checkpoint, variable: str) -> int:
+    """The rows Spark's state reader gives for the operator's state ``variable``."""
+    frame = spark.read.format("statestore").option("stateVarName", variable)
+    return frame.load(str(checkpoint)).count()
