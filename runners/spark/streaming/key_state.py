@@ -206,12 +206,12 @@ class Bucket:
             logged = _compressed(_CHANGES, pickle.dumps(changed, pickle.HIGHEST_PROTOCOL))
             if self._log_size + len(logged) <= _LOG_SHARE * self._row_size:
                 return Write(None, logged, earliest, first_due)
-        return Write(self._rewritten({**self._logged, **changed}), None, earliest, first_due)
+        row = self._rewritten({**self._logged, **changed}, row_kept)
+        return Write(row, None, earliest, first_due)
 
-    def _rewritten(self, changes: dict) -> bytes:
-        """The row with ``changes`` (the log's and the call's) made: the kept keys' pickles
-        copied in runs, the changed keys' after them."""
-        kept = _left(self._index, changes)
+    def _rewritten(self, changes: dict, kept: numpy.ndarray) -> bytes:
+        """The row with ``changes`` (the log's and the call's) made: the pickles of the row's
+        ``kept`` keys, those the changes leave alone, copied in runs, the changed keys' after."""
         added = sorted(
             ((key, stored) for key, stored in changes.items() if stored is not None),
             key=itemgetter(0),

@@ -343,10 +343,7 @@ def test_keys_a_call_changes_are_logged_and_survive_a_restart(tmp_path, spark):
             totals[key] += index + 1
             expected[f"k{key} EARLY {panes[key]} {totals[key]}"] += 1
             panes[key] += 1
-    written = Counter(
-        line for path in output.glob("panes-*") for line in path.read_text().splitlines()
-    )
-    assert written == expected
+    assert _written(output) == expected
     assert _state_rows(spark, checkpoint, "log") > 0
 
     late = len(touched) + len(touched_after_restart)
@@ -355,13 +352,17 @@ def test_keys_a_call_changes_are_logged_and_survive_a_restart(tmp_path, spark):
     expected[f"k9999 EARLY 0 {late + 1}"] += 1
     for key in range(600):
         expected[f"k{key} ON_TIME {panes[key]} {totals[key]}"] += 1
-    written = Counter(
-        line for path in output.glob("panes-*") for line in path.read_text().splitlines()
-    )
-    assert written == expected
+    assert _written(output) == expected
     assert (_state_rows(spark, checkpoint, "bucket"), _state_rows(spark, checkpoint, "log")) == (
         1,
         0,
+    )
+
+
+def _written(output) -> Counter:
+    """The lines the sums pipeline wrote under ``output``, counted."""
+    return Counter(
+        line for path in output.glob("panes-*") for line in path.read_text().splitlines()
     )
 
 
