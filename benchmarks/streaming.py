@@ -11,7 +11,9 @@ hour of event time, up to 30 s out of order) cut into ``--files`` files, read
 the query's start to its end, reading and writing included. Each system's micro-batches are
 also reported: their median duration, the median bytes its stateful operators wrote into
 RocksDB per micro-batch (``rocksdbTotalBytesWritten``; ``--live-keys`` adds the mean, which
-counts the micro-batches that rewrite whole rows), and the state rows left at the end.
+counts the micro-batches that rewrite whole rows), the state rows left at the end, and the CPU
+seconds of the timed run in the JVM, in the Python processes under it, in the JVM's children
+that ended, and in the driver's Python process (``benchmarks.cpu``).
 
 Systems: ``stateless-native`` parses the lines with Spark SQL functions and writes them out
 (text); ``stateless-python`` does the same with the parsing and formatting in Python
@@ -49,6 +51,7 @@ import time
 import zlib
 from pathlib import Path
 
+from benchmarks.cpu import cpu
 from benchmarks.datagen import DATA, KEYS, events_csv
 from benchmarks.fresh import fresh
 from benchmarks.workloads import DELAY, EARLY_EVERY, FIXED, LATENESS
@@ -316,10 +319,10 @@ def one(
         directory = input_directory(run_size, run_files, keys)
         out = Path(tempfile.mkdtemp(prefix="panes-streaming-bench-"))
         try:
-            start = time.perf_counter()
+            start, cpu_before = time.perf_counter(), cpu(spark)
             query = JOBS[system](spark, directory, out, files_per_trigger)
             query.awaitTermination()
-            seconds = time.perf_counter() - start
+            seconds, used = time.perf_counter() - start, cpu(spark) - cpu_before
             outputs = sum(
                 1
                 for path in (out / "data").rglob("*")
@@ -334,6 +337,7 @@ def one(
         "batches": len(query.recentProgress),
         "outputs": outputs,
         **micro_batches(progress),
+        "cpu": used._asdict(),
     }
 
 
@@ -452,16 +456,22 @@ def main():
         f"\n{args.keys:,} keys, {args.partitions} partitions\n\n| system | time (s) | events/s "
         "| micro-batches | outputs | × stateless-native rate | × native-aggregation rate "
         "| median micro-batch (s) | RocksDB bytes written per micro-batch "
-        "| state rows at the end |"
+        "| state rows at the end | CPU: JVM (s) | Python workers | JVM's ended children "
+        "| driver's Python |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- |" + " ---: |" * 13)
     for system, (seconds, run) in rows.items():
         print(
             f"| {system} | {seconds:.2f} | {args.size / seconds:,.0f} | {run['batches']} | "
             f"{run['outputs']:,} | {_ratio(stateless, seconds)} | {_ratio(native, seconds)} | "
             f"{run['batch_seconds']:.2f} | {_bytes(run['state_bytes_written'])} | "
-            f"{run['state_rows']:,} |"
+            f"{run['state_rows']:,} | {_cpu(run['cpu'])} |"
         )
+
+
+def _cpu(used: dict) -> str:
+    """A run's CPU seconds (``benchmarks.cpu``) as table cells."""
+    return " | ".join("–" if value is None else f"{value:.2f}" for value in used.values())
 
 
 def _ratio(base, seconds) -> str:
