@@ -74,6 +74,9 @@ class StaticClocks:
 class BatchClocks:
     """The clocks of an unbounded input: Spark's watermark and the micro-batch's timestamp."""
 
+    def __init__(self):
+        self._batch: tuple = (None, None)  # a call's timer values and its micro-batch
+
     @staticmethod
     def now(timer_values) -> tuple:
         """``(watermark, processing time)`` of the micro-batch, in microseconds."""
@@ -82,9 +85,14 @@ class BatchClocks:
         return watermark, timer_values.getCurrentProcessingTimeInMs() * MICROS_PER_MILLI
 
     def advance(self, driver, key, state, records: list, timer_values):
-        """Advances the key through the micro-batch (``key_driver.MicroBatch``)."""
-        watermark, now = self.now(timer_values)
-        return driver.advance(key, state, records, MicroBatch(now, watermark, now))
+        """Advances the key through the micro-batch (``key_driver.MicroBatch``), one for all
+        the keys of a call."""
+        seen, batch = self._batch
+        if seen is not timer_values:
+            watermark, now = self.now(timer_values)
+            batch = MicroBatch(now, watermark, now)
+            self._batch = (timer_values, batch)
+        return driver.advance(key, state, records, batch)
 
     def wakes(self, driver, state, timer_values) -> tuple:
         """``(Spark timer, processing time)``: the watermark, in ms, that passes the key's next

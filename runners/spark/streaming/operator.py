@@ -215,6 +215,7 @@ class Operator(StatefulProcessor):
         self.cell[1] = grouping.label
         grouping.node.start_bundle()
         self._last_step = None
+        counters = Counters()
         for key_bytes in [*sorted(entries), *due]:
             kept = self._advance_key(
                 grouping,
@@ -222,9 +223,10 @@ class Operator(StatefulProcessor):
                 bucket.get(key_bytes),
                 entries.get(key_bytes, []),
                 timer_values,
-                container,
+                counters,
             )
             bucket.set(key_bytes, kept)
+        counters.report(container, grouping.label)
         self._emit_finished(grouping, grouping.node.finish_bundle())
         written = bucket.write()
         self._store_bucket(written, logged)
@@ -257,12 +259,12 @@ class Operator(StatefulProcessor):
         if logged:
             self.log.clear()
 
-    def _advance_key(self, grouping, key_bytes, stored, records, timer_values, container):
-        """Advances one key from its ``stored`` ``(state, first position)``; returns them
-        anew with its Spark wake-up and processing-time due (None: its state is empty)."""
+    def _advance_key(self, grouping, key_bytes, stored, records, timer_values, counters):
+        """Advances one key from its ``stored`` ``(state, first position)``, counting what it
+        drops in ``counters``; returns them anew with its Spark wake-up and processing-time due
+        (None: its state is empty)."""
         if stored is None and not records:
             return None
-        counters = Counters()
         if stored is None:
             key, state, first = pickle.loads(key_bytes), None, records[0][0]
         else:
@@ -270,17 +272,17 @@ class Operator(StatefulProcessor):
             key = state.key
         records.sort(key=itemgetter(0))
         driver = KeyDriver(grouping.processor_for(state), counters)
-        hold = None if state is None else driver.processor.earliest_hold(state)
+        tail = self.stage.tail_ids
+        hold = driver.processor.earliest_hold(state) if tail and state is not None else None
         run = grouping.clocks.advance(driver, key, state, records, timer_values)
         self._emit(grouping, first, run.ordered())
-        if self.stage.tail_ids:
+        if tail:
             changes = []
             for step, new in run.holds:
                 changes.append((HOLD, grouping.label, step, hold, new))
                 hold = new
             if changes:
                 self.outbox.add(TAIL, b"", changes)
-        counters.report(container, grouping.label)
         if run.state is None:
             return None
         return (
