@@ -37,10 +37,11 @@ def cpu(spark) -> Cpu:
     try:
         jvm = spark._jvm.java.lang.ProcessHandle.current().pid()
         own, ended = _times(jvm)
-        workers = sum(sum(_times(pid)) for pid in _descendants(jvm) if _is_python(pid))
     except OSError:
         return Cpu(None, None, None, driver)
-    return Cpu(own, workers, ended, driver)
+    if not Path(f"/proc/{jvm}/task/{jvm}/children").exists():  # a kernel without the list
+        return Cpu(own, None, ended, driver)
+    return Cpu(own, sum(map(_python_cpu, _descendants(jvm))), ended, driver)
 
 
 def _times(pid: int) -> tuple:
@@ -50,8 +51,15 @@ def _times(pid: int) -> tuple:
     return (utime + stime) / _TICKS, (cutime + cstime) / _TICKS
 
 
-def _is_python(pid: int) -> bool:
-    return Path(f"/proc/{pid}/comm").read_text().startswith("python")
+def _python_cpu(pid: int) -> float:
+    """A Python process's CPU seconds with its reaped children's; 0 for another program, or a
+    process that ended meanwhile (its parent counts it once reaped)."""
+    try:
+        if not Path(f"/proc/{pid}/comm").read_text().startswith("python"):
+            return 0.0
+        return sum(_times(pid))
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
 
 
 def _descendants(pid: int) -> list:
@@ -64,7 +72,7 @@ def _descendants(pid: int) -> list:
     for child in list(found):
         try:
             found += _descendants(child)
-        except OSError:  # it ended meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # it ended meanwhile
             continue
     return found
 
@@ -73,7 +81,7 @@ def _read(path: Path) -> str:
     """A file of ``/proc``, empty if its thread ended meanwhile."""
     try:
         return path.read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
         return ""
 
 
