@@ -161,14 +161,16 @@ class MicroBatch(Timeline):
 @dataclass
 class KeyRun:
     """One key advanced by ``KeyDriver.advance``: its ``state`` after (None: it keeps
-    nothing), its ``emissions`` in canonical order as ``(step, tag, WindowedValue)``, and the
-    ``(step, hold)`` changes of its earliest hold from ``hold`` on."""
+    nothing), its ``emissions`` in canonical order as ``(step, tag, WindowedValue)``, the
+    ``(step, hold)`` changes of its earliest hold from ``hold`` on, and its next ``timers``
+    after, ``(event time, processing time)`` (None: none), as its processor gives them."""
 
     key: Any
     state: Any
     hold: int | None
     emissions: list = field(default_factory=list)
     holds: list = field(default_factory=list)
+    timers: tuple = (None, None)
 
     def ordered(self) -> list:
         """The emissions by step, then window, then as emitted."""
@@ -235,10 +237,6 @@ class KeyDriver:
         self._fire_before(run, timeline, until)
         return run
 
-    def next_timers(self, state) -> tuple:
-        """``(event time, processing time)`` of the key's next timers (None: none)."""
-        return self.processor.next_timers(state)
-
     def _catch_up(self, run: KeyRun, timeline: Timeline, position: int) -> None:
         """The key's clocks as they are just before ``position``, which pass none of its
         timers (those were fired), so nothing fires; a new state for a key that has none."""
@@ -257,7 +255,8 @@ class KeyDriver:
         timers."""
         processor = self.processor
         while run.state is not None:
-            found = timeline.next_firing(*processor.next_timers(run.state))
+            run.timers = processor.next_timers(run.state)
+            found = timeline.next_firing(*run.timers)
             if found is None or found[0] >= limit:
                 return
             position, domain, time = found

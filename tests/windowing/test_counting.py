@@ -133,7 +133,10 @@ def test_live_micro_batches_give_the_windowing_engines_panes_timers_and_holds(da
                 run = driver.advance(
                     key, state, by_key.get(key, []), MicroBatch(step, watermark, now)
                 )
-                timers = None if run.state is None else driver.next_timers(run.state)
+                timers = None
+                if run.state is not None:
+                    timers = run.timers
+                    assert timers == driver.processor.next_timers(run.state)
                 runs[key] = (run.ordered(), run.holds, timers)
                 if run.state is not None:
                     keys[key] = pickle.dumps(run.state)

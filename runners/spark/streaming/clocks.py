@@ -64,10 +64,10 @@ class StaticClocks:
             until = math.inf if last == END_STEP else clock_position(int(last) + 1)
         return driver.advance(key, state, records, self.timeline, until)
 
-    def wakes(self, driver, state, timer_values) -> tuple:
-        """``(Spark timer, None)``: the tick of the first advance that passes one of the key's
-        timers (None: none); the log's processing time moves with its ticks."""
-        found = self.timeline.next_firing(*driver.next_timers(state))
+    def wakes(self, run, timer_values) -> tuple:
+        """``(Spark timer, None)``: the tick of the first advance that passes one of the
+        advanced key's timers (None: none); the log's processing time moves with its ticks."""
+        found = self.timeline.next_firing(*run.timers)
         return None if found is None else self.tick(self.timeline.step_of(found[0])), None
 
 
@@ -94,10 +94,11 @@ class BatchClocks:
             self._batch = (timer_values, batch)
         return driver.advance(key, state, records, batch)
 
-    def wakes(self, driver, state, timer_values) -> tuple:
-        """``(Spark timer, processing time)``: the watermark, in ms, that passes the key's next
-        event-time timer, and when its next processing-time timer is due (None: none)."""
-        event, processing = driver.next_timers(state)
+    def wakes(self, run, timer_values) -> tuple:
+        """``(Spark timer, processing time)``: the watermark, in ms, that passes the advanced
+        key's next event-time timer, and when its next processing-time timer is due (None:
+        none)."""
+        event, processing = run.timers
         return None if event is None else event // MICROS_PER_MILLI + 1, processing
 
 

@@ -8,9 +8,9 @@ The query has up to two such operators, each an ``Operator`` with its own ``Stag
 first serves every grouping fed by sources only; its rows are keyed by ``(route, bucket)``, the
 route naming the grouping. A call loads the bucket's state once (its row and its log),
 advances each of its keys that has rows or is due by its clocks and its rows in step order
-(``clocks``), runs their panes through the element-wise transforms after the grouping
-(``routing``), stores the bucket once (the keys it changed appended to the log, or the row
-rewritten), and moves its one Spark timer to the earliest wake-up of its keys. Where a
+(``clocks``), runs their panes through the element-wise transforms after the grouping as
+one bundle (``routing``), stores the bucket once (the keys it changed appended to the log, or
+the row rewritten), and moves its one Spark timer to the earliest wake-up of its keys. Where a
 heartbeat runs (``sources.heartbeat_frame``), every micro-batch calls every bucket, and the
 bucket's ``due`` value, when its keys' first processing-time timer is due, spares loading the
 bucket until then. The second operator, present when groupings follow groupings, is the
@@ -31,12 +31,12 @@ from panes.compiler.lift import lift
 from panes.errors import UserCodeError
 from panes.ir import from_json
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
-from panes.runners.fusion import Chunk
+from panes.runners.fusion import CHUNK, Chunk
 from panes.runners.key_driver import KeyDriver
 from panes.runners.keyed import GROUPINGS, KeyedNode
 from panes.runners.shortcuts import aggregation_of
 from panes.runners.spark.errors import TransportedError, transported
-from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.positions import FINISH, key_prefix
 from panes.runners.spark.streaming.clocks import BatchClocks
 from panes.runners.spark.streaming.key_state import (
     Bucket,
@@ -214,8 +214,7 @@ class Operator(StatefulProcessor):
         due = bucket.due(now, processing_now, entries)
         self.cell[1] = grouping.label
         grouping.node.start_bundle()
-        self._last_step = None
-        counters = Counters()
+        counters, emitted = Counters(), list[tuple]()
         for key_bytes in [*sorted(entries), *due]:
             kept = self._advance_key(
                 grouping,
@@ -224,10 +223,12 @@ class Operator(StatefulProcessor):
                 entries.get(key_bytes, []),
                 timer_values,
                 counters,
+                emitted,
             )
             bucket.set(key_bytes, kept)
         counters.report(container, grouping.label)
-        self._emit_finished(grouping, grouping.node.finish_bundle())
+        last_step = self._emit(grouping, emitted)
+        self._emit_finished(grouping, grouping.node.finish_bundle(), last_step)
         written = bucket.write()
         self._store_bucket(written, logged)
         self._move_timer(None if timer == expired else timer, written.earliest)
@@ -259,10 +260,11 @@ class Operator(StatefulProcessor):
         if logged:
             self.log.clear()
 
-    def _advance_key(self, grouping, key_bytes, stored, records, timer_values, counters):
+    def _advance_key(self, grouping, key_bytes, stored, records, timer_values, counters, emitted):
         """Advances one key from its ``stored`` ``(state, first position)``, counting what it
-        drops in ``counters``; returns them anew with its Spark wake-up and processing-time due
-        (None: its state is empty)."""
+        drops in ``counters`` and adding its ``(first position, emissions)`` to ``emitted``;
+        returns them anew with its Spark wake-up and processing-time due (None: its state is
+        empty)."""
         if stored is None and not records:
             return None
         if stored is None:
@@ -275,7 +277,8 @@ class Operator(StatefulProcessor):
         tail = self.stage.tail_ids
         hold = driver.processor.earliest_hold(state) if tail and state is not None else None
         run = grouping.clocks.advance(driver, key, state, records, timer_values)
-        self._emit(grouping, first, run.ordered())
+        if run.emissions:
+            emitted.append((first, run.ordered()))
         if tail:
             changes = []
             for step, new in run.holds:
@@ -285,11 +288,7 @@ class Operator(StatefulProcessor):
                 self.outbox.add(TAIL, b"", changes)
         if run.state is None:
             return None
-        return (
-            dump_state(run.state),
-            first,
-            *grouping.clocks.wakes(driver, run.state, timer_values),
-        )
+        return (dump_state(run.state), first, *grouping.clocks.wakes(run, timer_values))
 
     def _advance_tail(self, entries, timer_values, expired, container):
         stored = self.state.get()
@@ -308,40 +307,50 @@ class Operator(StatefulProcessor):
         self.state.update((dump_row(tail_state), wake))
         self._move_timer(timer, wake)
 
-    def _emit(self, grouping, first, emissions) -> None:
-        """A key's outputs, ``(step, tag, WindowedValue)`` in canonical order, through the
-        transforms after the node."""
-        if not emissions:
-            return
+    def _emit(self, grouping, emitted: list):
+        """The call's outputs, each key's ``(first position, emissions)`` with its emissions
+        ``(step, tag, WindowedValue)`` in canonical order, through the transforms after the
+        node as one bundle, a step at a time; returns the last step (None: no output)."""
+        if not emitted:
+            return None
+        steps: dict = {}  # step -> tag -> (positions, values)
+        indexes: dict = {}  # tag -> the key's next index at the step
+        for first, emissions in emitted:
+            step_of = None
+            for step, tag, wv in emissions:
+                if step != step_of:
+                    step_of, prefix, indexes = step, key_prefix(step, first), {}
+                    tags = steps.setdefault(step, {})
+                index = indexes.get(tag, 0)
+                indexes[tag] = index + 1
+                positions, values = tags.setdefault(tag, ([], []))
+                positions.append((*prefix, index))
+                values.append(wv)
         router = self.router
         router.start_bundle()
-        last_step = None
-        for tag, output in grouping.outputs.items():
-            positions, values, index, step_of = [], [], 0, None
-            for step, emitted_tag, wv in emissions:
-                if emitted_tag != tag:
+        for step in sorted(steps):
+            for tag, (positions, values) in steps[step].items():
+                output = grouping.outputs.get(tag)
+                if output is None:
                     continue
-                index = index + 1 if step == step_of else 0
-                step_of = last_step = step
-                positions.append(grouped(step, first, index))
-                values.append(wv)
-            if values and output is not None:
-                router.push(output, Chunk.of(positions, values))
-        if last_step is not None:
-            router.finish_bundle(last_step, first)
-            self._last_step = max(last_step, self._last_step or last_step)
+                for start in range(0, len(values), CHUNK):
+                    end = start + CHUNK
+                    router.push(output, Chunk.of(positions[start:end], values[start:end]))
+        last_step = max(steps)
+        router.finish_bundle(last_step, min(first for first, _ in emitted))
+        return last_step
 
-    def _emit_finished(self, grouping, finished: list) -> None:
-        """A stateful DoFn's ``finish_bundle`` outputs, after the call's last step."""
-        if not finished or self._last_step is None:
+    def _emit_finished(self, grouping, finished: list, last_step) -> None:
+        """A stateful DoFn's ``finish_bundle`` outputs, after the call's ``last_step``."""
+        if not finished or last_step is None:
             return
         router = self.router
         router.start_bundle()
         for index, (tag, wv) in enumerate(finished):
             if grouping.outputs.get(tag) is not None:
-                position = (self._last_step, FINISH, grouping.label, index)
+                position = (last_step, FINISH, grouping.label, index)
                 router.push(grouping.outputs[tag], Chunk.of([position], [wv]))
-        router.finish_bundle(self._last_step, ())
+        router.finish_bundle(last_step, ())
 
     def _move_timer(self, timer, wake) -> None:
         """Moves the key's one Spark timer from ``timer`` to ``wake`` (None: no timer)."""
