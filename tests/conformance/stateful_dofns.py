@@ -5,6 +5,8 @@ grouping's; a DoFn that uses what only panes has says so (``PANES_ONLY``)."""
 
 from __future__ import annotations
 
+import importlib
+
 
 def dofns(beam, userstate, TimeDomain) -> dict:  # noqa: N803 - Beam's class name
     coder = beam.coders.PickleCoder()
@@ -222,6 +224,30 @@ def dofns(beam, userstate, TimeDomain) -> dict:  # noqa: N803 - Beam's class nam
                 yield key, sorted(requests.read())
             requests.clear()
             pending.clear()
+
+    windowed_value = importlib.import_module(f"{beam.__name__}.utils.windowed_value")
+
+    class CountedAtFinishBundle(DoFn):
+        """Counts each key's elements (read-modify-write state) as ``Counter`` does, but holds
+        each count until ``finish_bundle``, which emits them in their elements' windows."""
+
+        def start_bundle(self):
+            self.held = []
+
+        def process(
+            self,
+            element,
+            timestamp=DoFn.TimestampParam,
+            window=DoFn.WindowParam,
+            count=DoFn.StateParam(count_spec),
+        ):
+            seen = (count.read() or 0) + 1
+            count.write(seen)
+            self.held.append(windowed_value.WindowedValue((element[0], seen), timestamp, (window,)))
+            return ()
+
+        def finish_bundle(self):
+            yield from self.held
 
     return {
         name: cls

@@ -53,6 +53,10 @@ class StaticClocks:
         """The last step every source has delivered, given Spark's watermark (-inf: none)."""
         return self.steps[watermark_ms - 1] if watermark_ms > 0 else -math.inf
 
+    def step(self, timer_values) -> float:
+        """The last step a call at ``timer_values`` reaches without records."""
+        return self.done_step(timer_values.getCurrentWatermarkInMs())
+
     def advance(self, driver, key, state, records: list, timer_values):
         """Advances the key through its records, then through the clock moves up to the end of
         the last step known to be complete (``KeyDriver.advance``)."""
@@ -83,6 +87,10 @@ class BatchClocks:
         watermark_ms = timer_values.getCurrentWatermarkInMs()
         watermark = watermark_ms * MICROS_PER_MILLI if watermark_ms > 0 else MIN_MICROS
         return watermark, timer_values.getCurrentProcessingTimeInMs() * MICROS_PER_MILLI
+
+    def step(self, timer_values) -> int:
+        """The micro-batch's step: its timestamp."""
+        return self.now(timer_values)[1]
 
     def advance(self, driver, key, state, records: list, timer_values):
         """Advances the key through the micro-batch (``key_driver.MicroBatch``), one for all

@@ -228,7 +228,14 @@ class Operator(StatefulProcessor):
             bucket.set(key_bytes, kept)
         counters.report(container, grouping.label)
         last_step = self._emit(grouping, emitted)
-        self._emit_finished(grouping, grouping.node.finish_bundle(), last_step)
+        finished = grouping.node.finish_bundle()
+        if finished:
+            steps = [record[0][0] for records in entries.values() for record in records]
+            if last_step is not None:
+                steps.append(last_step)
+            if not steps:  # woken by timers that emitted nothing
+                steps.append(grouping.clocks.step(timer_values))
+            self._emit_finished(grouping, finished, max(steps))
         written = bucket.write()
         self._store_bucket(written, logged)
         self._move_timer(None if timer == expired else timer, written.earliest)
@@ -340,10 +347,9 @@ class Operator(StatefulProcessor):
         router.finish_bundle(last_step, min(first for first, _ in emitted))
         return last_step
 
-    def _emit_finished(self, grouping, finished: list, last_step) -> None:
-        """A stateful DoFn's ``finish_bundle`` outputs, after the call's ``last_step``."""
-        if not finished or last_step is None:
-            return
+    def _emit_finished(self, grouping, finished: list, last_step: int) -> None:
+        """A stateful DoFn's ``finish_bundle`` outputs, after the call's ``last_step``: the
+        last of its elements and outputs."""
         router = self.router
         router.start_bundle()
         for index, (tag, wv) in enumerate(finished):
