@@ -223,9 +223,10 @@ class KeyDriver:
                     state, records, start, _last_bundle_step_before(still_until)
                 )
                 if stop > start:
-                    if processor.earliest_hold(state) != run.hold:
+                    hold = processor.earliest_hold(state)
+                    if hold != run.hold:
                         last = bundle_position(records[stop - 1][0][0])
-                        self._note_hold(run, timeline.step_of(last))
+                        self._note_hold(run, timeline.step_of(last), hold)
                     start = stop
                     continue
             self._settle(
@@ -271,14 +272,16 @@ class KeyDriver:
     def _settle(self, run: KeyRun, step: int, emitted: list) -> None:
         """Records what one step of the key emitted and its hold; drops emptied state."""
         run.emissions += [(step, tag, wv) for tag, wv in emitted]
-        if self.processor.earliest_hold(run.state) != run.hold:
-            self._note_hold(run, step)
+        hold = self.processor.earliest_hold(run.state)
+        if hold != run.hold:
+            self._note_hold(run, step, hold)
         if self.processor.is_empty(run.state):
             run.state = None
 
-    def _note_hold(self, run: KeyRun, step: int) -> None:
-        run.hold = self.processor.earliest_hold(run.state)
-        run.holds.append((step, run.hold))
+    @staticmethod
+    def _note_hold(run: KeyRun, step: int, hold) -> None:
+        run.hold = hold
+        run.holds.append((step, hold))
 
 
 # -- whole nodes ---------------------------------------------------------------------------------

@@ -194,17 +194,16 @@ class CountingEngine:
 
     def next_timers(self, state) -> tuple:
         """``(event time, None)``: the earliest timer of any window."""
-        timers = [self._next_timer(window, ws) for window, ws in state.windows.items()]
-        return (min(timers) if timers else None), None
+        windows = state.windows
+        return min(map(self._next_timer, windows, windows.values()), default=None), None
 
     def _next_timer(self, window, window_state: list) -> int:
         """The window's earliest timer: its end while the end-of-window timer is set, else its
         garbage-collection time (earlier for a window that ends after the global window, which
         is collected at the global window's end)."""
-        gc_time = garbage_collection_time(window.max_timestamp_micros, self.lateness)
-        if window_state[END_TIMER]:
-            return min(window.max_timestamp_micros, gc_time)
-        return gc_time
+        end = window.max_timestamp_micros
+        gc_time = garbage_collection_time(end, self.lateness)
+        return end if window_state[END_TIMER] and end < gc_time else gc_time
 
     @staticmethod
     def earliest_hold(state) -> int | None:
