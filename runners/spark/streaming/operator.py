@@ -151,7 +151,7 @@ class Operator(StatefulProcessor):
                 for key_bytes, records in load(row.data):
                     entries.setdefault(key_bytes, []).extend(records)
             yield from self._call(
-                self._advance_bucket, self.groupings[route], entries, timerValues, None
+                self._advance_bucket, self.groupings[route], key[1], entries, timerValues, None
             )
         elif route == TAIL and self.tail is not None:
             entries = [entry for row in rows for entry in load(row.data)]
@@ -167,7 +167,7 @@ class Operator(StatefulProcessor):
             yield from self._call(self._advance_tail, [], timerValues, expired)
         else:
             yield from self._call(
-                self._advance_bucket, self.groupings[route], {}, timerValues, expired
+                self._advance_bucket, self.groupings[route], key[1], {}, timerValues, expired
             )
 
     def close(self) -> None:
@@ -197,7 +197,9 @@ class Operator(StatefulProcessor):
         for route, key, step, data in zip(*columns.values()):
             yield Row(route=route, key=key, step=step, data=data)
 
-    def _advance_bucket(self, grouping, entries: dict, timer_values, expired, container):
+    def _advance_bucket(
+        self, grouping, bucket_key, entries: dict, timer_values, expired, container
+    ):
         """Advances the bucket's keys that have rows or whose wake-up has come, then moves the
         bucket's timer to the earliest wake-up left. The bucket's keys are read from its row and
         log and written in one of them: a state store call is a round trip to the JVM. A call
@@ -235,7 +237,7 @@ class Operator(StatefulProcessor):
                 steps.append(last_step)
             if not steps:  # woken by timers that emitted nothing
                 steps.append(grouping.clocks.step(timer_values))
-            self._emit_finished(grouping, finished, max(steps))
+            self._emit_finished(grouping, finished, max(steps), bucket_key)
         written = bucket.write()
         self._store_bucket(written, logged)
         self._move_timer(None if timer == expired else timer, written.earliest)
@@ -347,14 +349,16 @@ class Operator(StatefulProcessor):
         router.finish_bundle(last_step, min(first for first, _ in emitted))
         return last_step
 
-    def _emit_finished(self, grouping, finished: list, last_step: int) -> None:
-        """A stateful DoFn's ``finish_bundle`` outputs, after the call's ``last_step``: the
-        last of its elements and outputs."""
+    def _emit_finished(self, grouping, finished: list, last_step: int, bucket_key) -> None:
+        """A stateful DoFn's ``finish_bundle`` outputs, after the call's ``last_step`` (the
+        last of its elements and outputs), placed by the bucket's index (positions are
+        integers)."""
+        bucket = int.from_bytes(bucket_key, "big")
         router = self.router
         router.start_bundle()
         for index, (tag, wv) in enumerate(finished):
             if grouping.outputs.get(tag) is not None:
-                position = (last_step, FINISH, grouping.label, index)
+                position = (last_step, FINISH, bucket, index)
                 router.push(grouping.outputs[tag], Chunk.of([position], [wv]))
         router.finish_bundle(last_step, ())
 
