@@ -216,7 +216,8 @@ class Operator(StatefulProcessor):
         due = bucket.due(now, processing_now, entries)
         self.cell[1] = grouping.label
         grouping.node.start_bundle()
-        counters, emitted = Counters(), list[tuple]()
+        counters = Counters()
+        emitted: list = []
         for key_bytes in [*sorted(entries), *due]:
             kept = self._advance_key(
                 grouping,
@@ -276,12 +277,12 @@ class Operator(StatefulProcessor):
         empty)."""
         if stored is None and not records:
             return None
+        records.sort(key=itemgetter(0))
         if stored is None:
             key, state, first = pickle.loads(key_bytes), None, records[0][0]
         else:
             state, first = load_state(stored[0]), stored[1]
             key = state.key
-        records.sort(key=itemgetter(0))
         driver = KeyDriver(grouping.processor_for(state), counters)
         tail = self.stage.tail_ids
         hold = driver.processor.earliest_hold(state) if tail and state is not None else None
@@ -316,25 +317,13 @@ class Operator(StatefulProcessor):
         self.state.update((dump_row(tail_state), wake))
         self._move_timer(timer, wake)
 
-    def _emit(self, grouping, emitted: list):
+    def _emit(self, grouping, emitted: list) -> int | None:
         """The call's outputs, each key's ``(first position, emissions)`` with its emissions
         ``(step, tag, WindowedValue)`` in canonical order, through the transforms after the
         node as one bundle, a step at a time; returns the last step (None: no output)."""
         if not emitted:
             return None
-        steps: dict = {}  # step -> tag -> (positions, values)
-        indexes: dict = {}  # tag -> the key's next index at the step
-        for first, emissions in emitted:
-            step_of = None
-            for step, tag, wv in emissions:
-                if step != step_of:
-                    step_of, prefix, indexes = step, key_prefix(step, first), {}
-                    tags = steps.setdefault(step, {})
-                index = indexes.get(tag, 0)
-                indexes[tag] = index + 1
-                positions, values = tags.setdefault(tag, ([], []))
-                positions.append((*prefix, index))
-                values.append(wv)
+        steps = _by_step(emitted)
         router = self.router
         router.start_bundle()
         for step in sorted(steps):
@@ -368,3 +357,21 @@ class Operator(StatefulProcessor):
             self.handle.deleteTimer(timer)
         if wake is not None and wake != timer:
             self.handle.registerTimer(wake)
+
+
+def _by_step(emitted: list) -> dict:
+    """Keys' ``(first position, emissions)`` as step -> tag -> ``(positions, values)``: a key's
+    outputs of a tag at a step are placed by its first position, then their order there."""
+    steps: dict = {}
+    for first, emissions in emitted:
+        step_of = None
+        for step, tag, wv in emissions:
+            if step != step_of:
+                step_of, prefix, indexes = step, key_prefix(step, first), dict[str, int]()
+                tags = steps.setdefault(step, {})
+            index = indexes.get(tag, 0)
+            indexes[tag] = index + 1
+            positions, values = tags.setdefault(tag, ([], []))
+            positions.append((*prefix, index))
+            values.append(wv)
+    return steps
