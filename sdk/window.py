@@ -270,13 +270,26 @@ def _windowed_value_of_micros(value, timestamp_micros, windows, pane_info) -> Wi
     return tuple.__new__(WindowedValue, (value, timestamp_micros, windows, pane_info))
 
 
+_TIMINGS = {timing.value: timing for timing in PaneInfoTiming}
+
+
+def pane_info_of(is_first, is_last, timing: str, index, nonspeculative_index) -> PaneInfo:
+    """A pane from its fields, its timing by name (``PaneInfoTiming.value``)."""
+    return tuple.__new__(
+        PaneInfo, (is_first, is_last, _TIMINGS[timing], index, nonspeculative_index)
+    )
+
+
 # Picklers (cloudpickle, which PySpark ships data with) look a type up in copyreg's table before
 # falling back to the object's own __reduce_ex__, which for these would call the constructors
 # of seconds; runners ship millions of them, so they are rebuilt from their micros, by a
-# function of flat arguments (the smallest and fastest pickle).
+# function of flat arguments (the smallest and fastest pickle); a pane's timing goes by its
+# name, which loads faster than the enum's own pickle.
 copyreg.pickle(IntervalWindow, lambda window: (_interval_window_of_micros, tuple(window)))
 copyreg.pickle(WindowedValue, lambda wv: (_windowed_value_of_micros, tuple(wv)))
-copyreg.pickle(PaneInfo, lambda pane: (PaneInfo, tuple(pane)))
+copyreg.pickle(
+    PaneInfo, lambda pane: (pane_info_of, (pane[0], pane[1], pane[2].value, pane[3], pane[4]))
+)
 
 
 class TimestampedValue:

@@ -13,6 +13,13 @@ from operator import itemgetter
 # finish_bundle outputs come after every element of their step (Spark's bundle is a partition).
 FINISH = 2**63
 
+# On streaming, a bundle's finish_bundle outputs sit at ``(step, FINISH, *bundle id, index)``; a
+# bundle id starts with its kind, so that no two bundles of a step share positions: an ingest
+# task (then its partition), a bucket call's panes (then their first key's first arrival), a
+# stateful DoFn's finish_bundle outputs of a bucket call and the bundle after them (then the
+# bucket), the tail's step.
+INGEST_TASK, BUCKET_PANES, BUCKET_FINISHED, AFTER_FINISHED, TAIL_STEP = range(5)
+
 
 def nested(position: tuple) -> tuple:
     """``position`` embedded in another so that tuple order still holds: shift and terminate."""

@@ -1,7 +1,7 @@
 """The counting engine gives what the windowing engine gives, under every strategy it accepts:
 the same panes and late elements at the same steps, the same holds, timers and counts, over
 whole event logs and over live micro-batches whose key states go through pickle between
-batches as the Spark streaming runner keeps them."""
+batches as the Spark streaming runner keeps them (the counting engine's as plain data)."""
 
 import pickle
 from dataclasses import replace
@@ -38,7 +38,7 @@ from panes.window import (
 )
 from panes.windowing import window_fn_kinds
 from panes.windowing.aggregation import BufferAggregation, CombineFnAggregation
-from panes.windowing.counting import CountingEngine, is_counting_exact
+from panes.windowing.counting import CountingEngine, CountingKeyState, is_counting_exact
 from panes.windowing.engine import Counters, WindowingEngine
 
 S = MICROS_PER_SECOND
@@ -122,14 +122,22 @@ def test_live_micro_batches_give_the_windowing_engines_panes_timers_and_holds(da
         )
     ]
     states: list = [{}, {}]
+    # Each engine's states as the Spark streaming runner stores them.
+    stores = [
+        (pickle.dumps, pickle.loads),
+        (
+            lambda state: pickle.dumps(state.plain()),
+            lambda blob: CountingKeyState.of_plain(pickle.loads(blob)),
+        ),
+    ]
     end_of_input = (batches[-1][0] + 1000, MAX_MICROS, batches[-1][2], {})
     for step, watermark, now, by_key in [*batches, end_of_input]:
         seen = []
-        for driver, keys in zip(drivers, states):
+        for driver, keys, (dump, load) in zip(drivers, states, stores):
             runs = {}
             for key in sorted({*keys, *by_key}):
                 stored = keys.pop(key, None)
-                state = None if stored is None else pickle.loads(stored)
+                state = None if stored is None else load(stored)
                 run = driver.advance(
                     key, state, by_key.get(key, []), MicroBatch(step, watermark, now)
                 )
@@ -139,11 +147,40 @@ def test_live_micro_batches_give_the_windowing_engines_panes_timers_and_holds(da
                     assert timers == driver.processor.next_timers(run.state)
                 runs[key] = (run.ordered(), run.holds, timers)
                 if run.state is not None:
-                    keys[key] = pickle.dumps(run.state)
+                    keys[key] = dump(run.state)
             seen.append(runs)
         assert seen[1] == seen[0]
         assert sorted(states[1]) == sorted(states[0])
     assert vars(counters[1]) == vars(counters[0])
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_a_key_state_comes_back_whole_from_its_plain_data(data):
+    """Every window, pane and count a key state holds after each micro-batch survives
+    ``plain`` and ``of_plain`` through pickle, with its windows' and panes' own types."""
+    strategy = data.draw(counted_strategies())
+    driver = KeyDriver(CountingEngine(strategy, CombineFnAggregation(SumFn())), Counters())
+    states: dict = {}
+    for step, watermark, now, by_key in data.draw(micro_batches(strategy)):
+        for key in sorted({*states, *by_key}):
+            run = driver.advance(
+                key, states.pop(key, None), by_key.get(key, []), MicroBatch(step, watermark, now)
+            )
+            if run.state is None:
+                continue
+            back = CountingKeyState.of_plain(pickle.loads(pickle.dumps(run.state.plain())))
+            kept = run.state
+            assert (back.key, back.input_watermark, back.processing_time) == (
+                kept.key,
+                kept.input_watermark,
+                kept.processing_time,
+            )
+            assert back.windows == kept.windows
+            assert [(type(w), [type(p) for p in s]) for w, s in back.windows.items()] == [
+                (type(w), [type(p) for p in s]) for w, s in kept.windows.items()
+            ]
+            states[key] = back
 
 
 def test_a_window_that_ends_after_the_global_window_is_collected_when_that_ends():

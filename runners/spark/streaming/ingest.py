@@ -15,6 +15,7 @@ from panes.errors import UserCodeError
 from panes.ir import from_json
 from panes.metrics import MetricsContainer, metrics_cell_scope, reset_metrics_scope
 from panes.runners.spark.errors import TransportedError, transported
+from panes.runners.spark.positions import INGEST_TASK
 from panes.runners.spark.streaming.routing import Router
 from panes.runners.spark.streaming.rows import TICK, Outbox, add_report
 from panes.runners.spark.worker_logs import captured
@@ -66,7 +67,7 @@ def ingest(ir_json: str, decode, buckets: int, tail_ids=frozenset()):
                         watermark = max(watermark or batch_watermark, batch_watermark)
                     if outbox:
                         yield _batch(outbox.drain(), watermark)
-                router.finish_bundle(step, (partition,))
+                router.finish_bundle(step, (INGEST_TASK, partition))
                 router.close()
         except UserCodeError as error:
             raise TransportedError(transported(error)) from None

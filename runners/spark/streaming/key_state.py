@@ -1,8 +1,8 @@
 """A keyed node's keys as the streaming runner keeps them between micro-batches: each key's
-state (the windowing engine's ``KeyState``, the counting engine's lists, or a stateful DoFn's
-``StatefulKeyState``: plain data) pickled, and a key bucket's keys in one state row of Spark's
-state store with a log of the keys each call changed since (``Bucket``), compressed; the tail's
-state in one row, pickled and compressed (``dump_row``).
+state (the windowing engine's ``KeyState``, the counting engine's lists as builtins only, or a
+stateful DoFn's ``StatefulKeyState``: plain data) pickled, and a key bucket's keys in one state
+row of Spark's state store with a log of the keys each call changed since (``Bucket``),
+compressed; the tail's state in one row, pickled and compressed (``dump_row``).
 
 A bucket's pickles repeat their classes' names and much of their values, so zstd shrinks a row
 about tenfold for less time than RocksDB takes to write what it saves (benchmarks/README.md,
@@ -20,7 +20,10 @@ import numpy
 import pyarrow
 from pyspark import cloudpickle
 
+from panes.windowing.counting import CountingKeyState
+
 _ZSTD = b"Z"  # a pickle starts with its protocol opcode, 0x80
+_PLAIN = b"K"  # a counting engine's key state as plain data
 _SIZE = struct.Struct("<Q")
 _CODEC = pyarrow.Codec("zstd", compression_level=1)
 _COLUMNS = b"C"  # a bucket laid out by column (``Bucket``)
@@ -38,15 +41,22 @@ _NO_TIMES, _NO_LENGTHS = numpy.empty(0, _TIMES), numpy.empty(0, _LENGTHS)
 
 def load_state(blob: bytes):
     """A key's state as ``dump_state`` stored it."""
+    if blob[:1] == _PLAIN:
+        return CountingKeyState.of_plain(pickle.loads(memoryview(blob)[1:]))
     return pickle.loads(blob)
 
 
 def dump_state(state) -> bytes:
-    """A key's state as bytes for Spark's state store."""
+    """A key's state as bytes for Spark's state store: a counting engine's as its plain data
+    (``CountingKeyState.plain``), behind a marker."""
+    if type(state) is CountingKeyState:
+        state, marker = state.plain(), _PLAIN
+    else:
+        marker = b""
     try:
-        return pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
+        return marker + pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
     except Exception:
-        return cloudpickle.dumps(state, pickle.HIGHEST_PROTOCOL)
+        return marker + cloudpickle.dumps(state, pickle.HIGHEST_PROTOCOL)
 
 
 def dump_row(value) -> bytes:

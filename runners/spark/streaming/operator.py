@@ -36,7 +36,14 @@ from panes.runners.key_driver import KeyDriver
 from panes.runners.keyed import GROUPINGS, KeyedNode
 from panes.runners.shortcuts import aggregation_of
 from panes.runners.spark.errors import TransportedError, transported
-from panes.runners.spark.positions import FINISH, key_prefix
+from panes.runners.spark.positions import (
+    AFTER_FINISHED,
+    BUCKET_FINISHED,
+    BUCKET_PANES,
+    FINISH,
+    TAIL_STEP,
+    key_prefix,
+)
 from panes.runners.spark.streaming.clocks import BatchClocks
 from panes.runners.spark.streaming.key_state import (
     Bucket,
@@ -308,7 +315,7 @@ class Operator(StatefulProcessor):
         counters = {label: Counters() for label in self.tail.groupings}
         self.router.start_bundle()
         self.tail.finish(tail_state, self.stage.timeline.view(timer_values), self.router, counters)
-        self.router.finish_bundle(max(tail_state.complete, 0), ())
+        self.router.finish_bundle(max(tail_state.complete, 0), (TAIL_STEP,))
         for label, counted in counters.items():
             counted.report(container, label)
         wake = None
@@ -335,21 +342,21 @@ class Operator(StatefulProcessor):
                     end = start + CHUNK
                     router.push(output, Chunk.of(positions[start:end], values[start:end]))
         last_step = max(steps)
-        router.finish_bundle(last_step, min(first for first, _ in emitted))
+        router.finish_bundle(last_step, (BUCKET_PANES, *min(first for first, _ in emitted)))
         return last_step
 
     def _emit_finished(self, grouping, finished: list, last_step: int, bucket_key) -> None:
         """A stateful DoFn's ``finish_bundle`` outputs, after the call's ``last_step`` (the
         last of its elements and outputs), placed by the bucket's index (positions are
-        integers)."""
+        integers), and the bundle they make for the transforms after it."""
         bucket = int.from_bytes(bucket_key, "big")
         router = self.router
         router.start_bundle()
         for index, (tag, wv) in enumerate(finished):
             if grouping.outputs.get(tag) is not None:
-                position = (last_step, FINISH, bucket, index)
+                position = (last_step, FINISH, BUCKET_FINISHED, bucket, index)
                 router.push(grouping.outputs[tag], Chunk.of([position], [wv]))
-        router.finish_bundle(last_step, ())
+        router.finish_bundle(last_step, (AFTER_FINISHED, bucket))
 
     def _move_timer(self, timer, wake) -> None:
         """Moves the key's one Spark timer from ``timer`` to ``wake`` (None: no timer)."""
