@@ -251,6 +251,9 @@ def kill_and_restart(
         "spark_conf": spark_conf or {},
     }
     kill_after = {1: 0.5, 4: 2.0, 6: 4.0}  # file index -> seconds after a new micro-batch
+    # RocksDB unpacks its JNI library (15 MB) into the JVM's temporary directory and removes it
+    # as the JVM exits, which a SIGKILL skips: the drivers unpack it here instead, in turn.
+    env = {**env, "ROCKSDB_SHAREDLIB_DIR": str(tmp_path)}
     driver = _driver(tmp_path, options, env, place, lowered)
     try:
         for index in range(FILES):
