@@ -62,6 +62,18 @@ class HeldForTheBundle(beam.PTransform):
         return pcoll | "Hold" >> beam.ParDo(_HeldForTheBundle())
 
 
+class HeldTwice(beam.PTransform):
+    """Two such ParDos in a row: the second must take the first's ``finish_bundle`` outputs
+    before its own ``finish_bundle``, or it holds them past the bundle and loses them."""
+
+    def expand(self, pcoll):
+        return (
+            pcoll
+            | "Hold" >> beam.ParDo(_HeldForTheBundle())
+            | "HoldAgain" >> beam.ParDo(_HeldForTheBundle())
+        )
+
+
 class ShareOfWindowTotal(beam.PTransform):
     """Each value as a percentage of its 10 s window's total, read as a singleton side input,
     and each key renamed by a table from a bounded source, read as a dict side input in the
@@ -85,6 +97,7 @@ class ShareOfWindowTotal(beam.PTransform):
 STEPS = {
     "ScaleThenSplit": ScaleThenSplit,
     "HeldForTheBundle": HeldForTheBundle,
+    "HeldTwice": HeldTwice,
     "ShareOfWindowTotal": ShareOfWindowTotal,
 }
 

@@ -11,6 +11,8 @@ Elements travel as ``fusion.Chunk`` columns with Spark-runner positions
 
 from __future__ import annotations
 
+from bisect import insort
+
 from panes.compiler.lift import lift
 from panes.runners.fusion import Chunk, ParDoStage, WindowStage
 from panes.runners.keyed import is_keyed
@@ -30,7 +32,8 @@ class Router:
         self._sides = {spec.pcollection for node in ir.nodes.values() for spec in node.side_inputs}
         self._pushes: dict = {}
         self._through: dict = {}
-        self.stages: list = []
+        self._rank = {node_id: rank for rank, node_id in enumerate(ir.nodes)}
+        self.stages: list = []  # in topological order: each finishes before those it feeds
         self._in_bundle = False
 
     def push(self, pcollection_id: str, chunk: Chunk) -> None:
@@ -106,8 +109,11 @@ class Router:
         stage.open()
         if self._in_bundle:
             stage.start_bundle()
-        self.stages.append(stage)
+        insort(self.stages, stage, key=self._stage_rank)
         return stage.bind(down, self.cell)
+
+    def _stage_rank(self, stage) -> int:
+        return self._rank[stage.label]
 
 
 def _fan_out(pushes):
