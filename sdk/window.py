@@ -139,6 +139,15 @@ class IntervalWindow(_IntervalMicros, BoundedWindow):
     def __repr__(self) -> str:
         return f"[{self[0] / MICROS_PER_SECOND}, {self[1] / MICROS_PER_SECOND})"
 
+    def __reduce__(self):
+        """A subclass's window pickled by its micros, with its attributes (the tuple's own
+        pickle would give ``__new__`` micros for seconds); IntervalWindow goes by copyreg."""
+        return _window_of_class, (type(self), self[0], self[1]), getattr(self, "__dict__", None)
+
+
+def _window_of_class(cls, start_micros: int, end_micros: int) -> IntervalWindow:
+    return tuple.__new__(cls, (start_micros, end_micros))
+
 
 # An IntervalWindow from a ``(start_micros, end_micros)`` pair, built in C.
 interval_window = partial(tuple.__new__, IntervalWindow)

@@ -25,6 +25,7 @@ from panes.ir.windowing import AccumulationMode, TimestampCombiner
 from panes.timestamp import MIN_MICROS
 from panes.window import (
     GLOBAL_WINDOW,
+    IntervalWindow,
     PaneInfoTiming,
     interval_window,
     pane_info_of,
@@ -77,30 +78,39 @@ class CountingKeyState:
         self.input_watermark, self.processing_time = input_watermark, processing_time
 
     def plain(self) -> tuple:
-        """The state in builtin types only — a window as its bounds (None: the global window),
-        a pane as its fields with its timing's name — which pickle at a fraction of the cost
-        of classes: a pickle looks each class up by import, each time."""
+        """The state with the engine's own structure in builtins — a window as its bounds
+        (None: the global window; a window of another class as it is), a pane as its fields
+        with its timing's name — which pickles at a fraction of the cost: a pickle looks each
+        class it names up again every time. The result shares the state's lists: pickle it
+        before the state changes."""
         windows = []
         for window, window_state in self.windows.items():
             pane = window_state[PANE]
             if pane is not None:
                 window_state = window_state.copy()
                 window_state[PANE] = (pane[0], pane[1], pane[2].value, pane[3], pane[4])
-            windows.append(None if window is GLOBAL_WINDOW else tuple(window))
+            if window is GLOBAL_WINDOW:
+                window = None
+            elif type(window) is IntervalWindow:
+                window = tuple(window)
+            windows.append(window)
             windows.append(window_state)
         return self.key, self.input_watermark, self.processing_time, windows
 
     @classmethod
     def of_plain(cls, plain: tuple) -> CountingKeyState:
-        """The state ``plain()`` gave."""
+        """The state ``plain()`` gave (taking its lists)."""
         key, input_watermark, processing_time, flat = plain
         windows = {}
         for index in range(0, len(flat), 2):
-            bounds, window_state = flat[index], flat[index + 1]
+            window, window_state = flat[index], flat[index + 1]
             pane = window_state[PANE]
             if pane is not None:
                 window_state[PANE] = pane_info_of(*pane)
-            window = GLOBAL_WINDOW if bounds is None else interval_window(bounds)
+            if window is None:
+                window = GLOBAL_WINDOW
+            elif type(window) is tuple:
+                window = interval_window(window)
             windows[window] = window_state
         return cls(key, input_watermark, processing_time, windows)
 

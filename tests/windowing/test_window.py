@@ -102,6 +102,22 @@ def test_copies_keep_the_micros(copy):
         assert copied == original and type(copied) is type(original)
 
 
+class _TaggedWindow(IntervalWindow):
+    """An interval window of a user's own class, with an attribute of its own."""
+
+
+@pytest.mark.parametrize("copy", [pickle.loads, copy_module.copy, copy_module.deepcopy])
+def test_copies_of_a_users_interval_window_keep_its_micros_class_and_attributes(copy):
+    window = _TaggedWindow(2, 25)
+    window.tag = "mine"
+    copied = copy(pickle.dumps(window)) if copy is pickle.loads else copy(window)
+    assert (type(copied), tuple(copied), copied.tag) == (
+        _TaggedWindow,
+        (2_000_000, 25_000_000),
+        "mine",
+    )
+
+
 def test_they_match_apache_beams():
     beam_window = pytest.importorskip(
         "apache_beam.transforms.window",

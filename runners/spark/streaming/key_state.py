@@ -1,8 +1,9 @@
 """A keyed node's keys as the streaming runner keeps them between micro-batches: each key's
-state (the windowing engine's ``KeyState``, the counting engine's lists as builtins only, or a
-stateful DoFn's ``StatefulKeyState``: plain data) pickled, and a key bucket's keys in one state
-row of Spark's state store with a log of the keys each call changed since (``Bucket``),
-compressed; the tail's state in one row, pickled and compressed (``dump_row``).
+state (the windowing engine's ``KeyState``, the counting engine's lists with its windows and
+panes as builtins, or a stateful DoFn's ``StatefulKeyState``: plain data) pickled, and a key
+bucket's keys in one state row of Spark's state store with a log of the keys each call changed
+since (``Bucket``), compressed; the tail's state in one row, pickled and compressed
+(``dump_row``).
 
 A bucket's pickles repeat their classes' names and much of their values, so zstd shrinks a row
 about tenfold for less time than RocksDB takes to write what it saves (benchmarks/README.md,
@@ -48,7 +49,7 @@ def load_state(blob: bytes):
 
 def dump_state(state) -> bytes:
     """A key's state as bytes for Spark's state store: a counting engine's as its plain data
-    (``CountingKeyState.plain``), behind a marker."""
+    (``CountingKeyState.plain``), behind a marker, which a panes from before it cannot read."""
     if type(state) is CountingKeyState:
         state, marker = state.plain(), _PLAIN
     else:

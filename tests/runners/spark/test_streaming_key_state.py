@@ -29,9 +29,18 @@ from panes.timestamp import to_micros
 from panes.transforms.combiners import SumFn
 from panes.trigger import AccumulationMode, AfterCount, AfterWatermark
 from panes.watermark import WatermarkStrategy
-from panes.window import AssignContext, FixedWindows, Sessions, WindowedValue
+from panes.window import (
+    GLOBAL_WINDOW,
+    AssignContext,
+    FixedWindows,
+    PaneInfo,
+    PaneInfoTiming,
+    Sessions,
+    WindowedValue,
+    interval_window,
+)
 from panes.windowing.aggregation import CombineFnAggregation
-from panes.windowing.counting import CountingEngine
+from panes.windowing.counting import CountingEngine, CountingKeyState
 from panes.windowing.engine import WindowingEngine
 from panes.windowing.window_fn_kinds import from_ir
 
@@ -270,6 +279,71 @@ def test_new_keys_take_the_counting_engine_and_keys_of_an_older_checkpoint_keep_
     counting = grouping.processor_for(None)
     assert isinstance(counting, CountingEngine)
     assert grouping.processor_for(load_state(dump_state(counting.new_state("k")))) is counting
+
+
+# Two counting-engine key states as panes stored them before plain data (at 64d9d84): pickled
+# with their classes — CountingKeyState, its windows and a PaneInfo with its enum.
+_STORED_BEFORE_PLAIN = (
+    "800595fd000000000000008c1870616e65732e77696e646f77696e672e636f756e74696e67948c10436f756e"
+    "74696e674b65795374617465949394288c08706c617965722d37944ac095a9054a00c2eb0b7d94288c0c7061"
+    "6e65732e77696e646f77948c1a5f696e74657276616c5f77696e646f775f6f665f6d6963726f739493944a00"
+    "8793034a000e2707869452945d94284b0c4b004b0168058c0850616e65496e666f94939428888968058c0e50"
+    "616e65496e666f54696d696e679493948c074f4e5f54494d4594859452944b004b007494529489894e4aff94"
+    "ba0a6568074a000e27074a0095ba0a869452945d94284b054b014b004e88884aff94ba0a4e6575749452942e",
+    "800595bd000000000000008c1870616e65732e77696e646f77696e672e636f756e74696e67948c10436f756e"
+    "74696e674b65795374617465949394288c0161944b0186944b0a4b147d948c0c70616e65732e77696e646f77"
+    "948c0e5f676c6f62616c5f77696e646f779493942952945d94285d94284b014b02654b024b0068068c085061"
+    "6e65496e666f94939428888968068c0e50616e65496e666f54696d696e679493948c054541524c5994859452"
+    "944b004affffffff7494529488884b054e6573749452942e",
+)
+
+
+def test_a_counting_key_state_stored_before_plain_data_still_loads_and_is_stored_plain():
+    S = 1_000_000
+    expected = [
+        CountingKeyState(
+            "player-7",
+            95 * S,
+            200 * S,
+            {
+                interval_window((60 * S, 120 * S)): [
+                    12,
+                    0,
+                    1,
+                    PaneInfo(True, False, PaneInfoTiming.ON_TIME, 0, 0),
+                    False,
+                    False,
+                    None,
+                    179_999_999,
+                ],
+                interval_window((120 * S, 180 * S)): [5, 1, 0, None, True, True, 179_999_999, None],
+            },
+        ),
+        CountingKeyState(
+            ("a", 1),
+            10,
+            20,
+            {
+                GLOBAL_WINDOW: [
+                    [1, 2],
+                    2,
+                    0,
+                    PaneInfo(True, False, PaneInfoTiming.EARLY, 0, -1),
+                    True,
+                    True,
+                    5,
+                    None,
+                ]
+            },
+        ),
+    ]
+    for stored, state in zip(_STORED_BEFORE_PLAIN, expected):
+        loaded = load_state(bytes.fromhex(stored))
+        assert loaded.plain() == state.plain()
+        assert list(loaded.windows.items()) == list(state.windows.items())
+        again = dump_state(loaded)
+        assert again[:1] == b"K" and len(again) < len(stored) // 2
+        assert load_state(again).plain() == state.plain()
 
 
 def test_a_windowing_the_counting_engine_does_not_take_keeps_the_windowing_engine():
