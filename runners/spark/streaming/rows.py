@@ -6,8 +6,9 @@ goes (a grouping or a write node, ``tail``, ``metrics``), ``key`` what Spark gro
 rows are keyed by a *key bucket* (``bucket_of``: a stable hash of the pickled key, modulo the
 grouping's number of buckets) and hold ``(key, records)`` pairs, the records
 ``(position, value, timestamp, windows, pane)``: Spark calls the operator once per bucket, not
-once per key, and a call costs far more than the work of a key in it. A write's rows hold
-``(position, WindowedValue)`` pairs, keyed by the task's partition to spread them; the tail's
+once per key, and a call costs far more than the work of a key in it. A file write's rows hold
+``(position, value)`` pairs (a file holds values only), a capture's ``(position,
+WindowedValue)``, keyed by the task's partition to spread them; the tail's
 rows their entries, and a metrics row a task's metrics and log records. Elements of one
 bucket travel together, so Spark moves few, large rows.
 """
@@ -17,6 +18,8 @@ from __future__ import annotations
 import pickle
 import zlib
 
+from panes.compiler.lift import lift
+from panes.io.capture import CaptureSink
 from panes.runners.keyed import KeyedNode
 from panes.runners.keys import key_values
 from panes.runners.spark import worker_logs
@@ -54,6 +57,11 @@ class Outbox:
         self._rows: dict = {}  # (route, Spark key) -> entries
         self._keyed: dict = {}  # (grouping, pickled key) -> records
         self._keys: dict = {}  # key -> its pickle, for the keys of this outbox
+        self._captures = {
+            node.id
+            for node in ir.nodes.values()
+            if node.kind == "write" and isinstance(lift(node.payload["sink"]), CaptureSink)
+        }
 
     def exit(self, node, chunk) -> None:
         """``routing.Router``'s exit: groupings get keyed records, writes positioned values, and
@@ -62,7 +70,8 @@ class Outbox:
             self._records(TAIL, b"").append((IN, node.id, list(zip(*chunk))))
             return
         if node.kind == "write":
-            self._records(node.id, self.partition).extend(zip(chunk.positions, _boxed(chunk)))
+            values = _boxed(chunk) if node.id in self._captures else chunk.values
+            self._records(node.id, self.partition).extend(zip(chunk.positions, values))
             return
         pairs = key_values(node.id, KeyedNode.kind_of(node), chunk.values)
         pickled, keyed, route = self._keys, self._keyed, node.id

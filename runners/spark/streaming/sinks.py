@@ -258,7 +258,7 @@ def _shard_rows(form, label: str, reports):
         if not records:
             return
         records.sort(key=lambda record: record[0])
-        values = [wv.value for _, wv in records]
+        values = [value for _, value in records]
         chunks = (form.row(values[start : start + CHUNK]) for start in range(0, len(values), CHUNK))
         schema = pa.schema([("row", pa.binary())])
         for row in itertools.chain(form.first_rows(), chunks):
@@ -283,7 +283,7 @@ def _inferred_schema(rows, sink, label: str):
         ]
         if records:
             records.sort(key=lambda record: record[0])
-            values = [wv.value for _, wv in records[:SCHEMA_SAMPLE]]
+            values = [value for _, value in records[:SCHEMA_SAMPLE]]
             schema = sink.schema_for(label, values).serialize().to_pybytes()
             yield pa.RecordBatch.from_pydict({"schema": [schema]})
 
