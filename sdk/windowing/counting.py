@@ -80,9 +80,9 @@ class CountingKeyState:
     def plain(self) -> tuple:
         """The state with the engine's own structure in builtins — a window as its bounds
         (None: the global window; a window of another class as it is), a pane as its fields
-        with its timing's name — which pickles at a fraction of the cost: a pickle looks each
-        class it names up again every time. The result shares the state's lists: pickle it
-        before the state changes."""
+        with its timing's name — which pickles at a fraction of the cost: every pickle looks up
+        each class it names, by import. The result shares the state's lists: pickle it before
+        the state changes."""
         windows = []
         for window, window_state in self.windows.items():
             pane = window_state[PANE]
