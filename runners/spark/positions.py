@@ -17,8 +17,8 @@ FINISH = 2**63
 # bundle id starts with its kind, so that no two bundles of a step share positions: an ingest
 # task (then its partition), a bucket call's panes (then the earliest first arrival of the keys
 # that emitted), the bundle after a stateful DoFn's finish_bundle outputs of a bucket call (then
-# the bucket), the tail's step. Those outputs themselves sit at ``(step, FINISH,
-# BUCKET_FINISHED, bucket, index)``.
+# the bucket), a tail node's step (then the node's rank in the tail). Those outputs themselves
+# sit at ``(step, FINISH, BUCKET_FINISHED, bucket, index)``.
 INGEST_TASK, BUCKET_PANES, BUCKET_FINISHED, AFTER_FINISHED, TAIL_STEP = range(5)
 
 

@@ -74,6 +74,15 @@ class HeldTwice(beam.PTransform):
         )
 
 
+class ResummedThenHeldTwice(beam.PTransform):
+    """A second grouping (a sum per key of the panes), then ``HeldTwice``: with a grouping
+    after it, the holding ParDos sit between two groupings of groupings, and what they emit
+    from ``finish_bundle`` must reach the last grouping at its step."""
+
+    def expand(self, pcoll):
+        return pcoll | "Resum" >> beam.CombinePerKey(sum) | "Held" >> HeldTwice()
+
+
 class ShareOfWindowTotal(beam.PTransform):
     """Each value as a percentage of its 10 s window's total, read as a singleton side input,
     and each key renamed by a table from a bounded source, read as a dict side input in the
@@ -98,6 +107,7 @@ STEPS = {
     "ScaleThenSplit": ScaleThenSplit,
     "HeldForTheBundle": HeldForTheBundle,
     "HeldTwice": HeldTwice,
+    "ResummedThenHeldTwice": ResummedThenHeldTwice,
     "ShareOfWindowTotal": ShareOfWindowTotal,
 }
 

@@ -41,7 +41,6 @@ from panes.runners.spark.positions import (
     BUCKET_FINISHED,
     BUCKET_PANES,
     FINISH,
-    TAIL_STEP,
     key_prefix,
 )
 from panes.runners.spark.streaming.clocks import BatchClocks
@@ -313,9 +312,7 @@ class Operator(StatefulProcessor):
         timer = None if stored is None or stored[1] == expired else stored[1]
         tail_state.receive(entries)
         counters = {label: Counters() for label in self.tail.groupings}
-        self.router.start_bundle()
         self.tail.finish(tail_state, self.stage.timeline.view(timer_values), self.router, counters)
-        self.router.finish_bundle(max(tail_state.complete, 0), (TAIL_STEP,))
         for label, counted in counters.items():
             counted.report(container, label)
         wake = None

@@ -27,7 +27,7 @@ from panes.runners.fusion import Chunk
 from panes.runners.key_driver import KeyDriver, Timeline, canonical
 from panes.runners.keyed import KeyedNode, is_keyed
 from panes.runners.keys import key_values
-from panes.runners.spark.positions import FINISH, grouped
+from panes.runners.spark.positions import FINISH, TAIL_STEP, grouped
 from panes.runners.spark.streaming.key_state import dump_state, load_state
 from panes.runners.spark.streaming.rows import IN, SIDE
 from panes.runners.spark.streaming.side_inputs import SideInputParDo
@@ -107,6 +107,7 @@ class Tail:
     def __init__(self, ir):
         self.ir = ir
         self.first_ids, self.order, self.downstream = layers(ir)
+        self.rank = {label: rank for rank, label in enumerate(self.order)}
         self.sourced = [pc for pc in ir.pcollections if pc not in self.downstream]
         self.groupings, self.side_input_pardos = {}, {}
         for label in self.order:
@@ -156,15 +157,24 @@ class Tail:
                 if step <= state.done.get(label, -math.inf) or step > fed:
                     continue
                 records = state.take(label, step)
-                if label in self.side_input_pardos:
-                    if not self._side_input_step(state, step, label, records, router):
-                        state.add(label, records)
-                        break
-                else:
-                    node, core = self.groupings[label]
-                    self._grouping_step(state, step, node, core, records, router, counters[label])
+                router.start_bundle()
+                ran = self._step(state, step, label, records, router, counters)
+                router.finish_bundle(step, (TAIL_STEP, self.rank[label]))
+                if not ran:
+                    state.add(label, records)
+                    break
                 state.done[label] = step
         self._forget(state)
+
+    def _step(self, state, step, label: str, records, router, counters: dict) -> bool:
+        """One step of one tail node, a bundle of the transforms after it (so that what they
+        emit from ``finish_bundle`` reaches the nodes they feed at this step); says whether
+        it ran."""
+        if label in self.side_input_pardos:
+            return self._side_input_step(state, step, label, records, router)
+        node, core = self.groupings[label]
+        self._grouping_step(state, step, node, core, records, router, counters[label])
+        return True
 
     def _side_input_step(self, state, step, label, records, router) -> bool:
         """Runs the step of a ParDo with side inputs, if its side windows are complete by the
