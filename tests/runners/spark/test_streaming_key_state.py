@@ -144,7 +144,7 @@ def test_a_row_of_an_older_panes_is_rewritten_at_its_first_call():
     bucket = Bucket.load(dump_row(keys))
     bucket.set([*keys][0], None)
     written = bucket.write()
-    assert written.changes is None and written.row[:1] == b"C"
+    assert written.changes is None and written.row[:1] == b"R"
 
 
 def test_a_logged_key_that_a_later_call_changes_again_gives_the_bucket_its_new_times():
@@ -247,6 +247,41 @@ def test_a_row_of_an_older_panes_still_reads():
         assert _contents(bucket, keys) == expected
         assert bucket.due(60_020, None, ()) == sorted(keys)
         assert bucket.write().earliest == 60_020
+
+
+# A bucket of eight keys ``player-0`` .. ``player-7`` as the panes of 5434565 stored it, before
+# its log's entries were laid out by column: key ``player-{i}`` held state ``b"state-{i}"``,
+# first position ``(i, 0)``, wake-up ``60_020 + i`` and, for even ``i``, due ``5_000 + i``; then
+# one call moved ``player-1`` and removed ``player-2``, an entry of the log.
+_ROW_BEFORE_LOG_COLUMNS = bytes.fromhex(
+    "43b80200000000000028b52ffd60b801f506000249222d80276a0c338393273330035b7d8330a0fb09d03010"
+    "36b626da07935f70b46664f3eff2ba605f1b569e90ff7f0a506e574a2926454aa20484780e0e94dbd5d5da29"
+    "5ac35c988505bcebbbbeebbbbeebbbbeebbbc6f95388f3c7c5f94b88f3211c186405040302df80c14b42494d"
+    "52043d8e84b26100aecc824416ee4597680c47433e5ee8146d86973a20e0850e5c8ce3cc107e06e3c238ce0c"
+    "e16730c8050f33d2c0031b78e081071e78e081073ef0c0030f3cf098b92ecdbd34575de2b80333cb922fb32c"
+    "38df92597d618b2cb7b045de72b5fa030d3df0c0b1"
+)
+_ENTRY_BEFORE_LOG_COLUMNS = bytes.fromhex(
+    "445d0000000000000028b52ffd205d350200b40380059552007d942843178004950c008c08706c617965722d"
+    "31942e942843056d6f766564944b014b0186944ad4d401004b07749432942e944e752e0300ad4a3d30d000b4"
+)
+
+
+def test_a_bucket_and_log_entry_stored_before_the_log_s_columns_still_read():
+    bucket = Bucket.load(_ROW_BEFORE_LOG_COLUMNS, [_ENTRY_BEFORE_LOG_COLUMNS])
+    expected = {pickle.dumps(f"player-{i}"): (b"state-%d" % i, (i, 0)) for i in range(8)}
+    expected[pickle.dumps("player-1")] = (b"moved", (1, 1))
+    del expected[pickle.dumps("player-2")]
+    names = [pickle.dumps(f"player-{i}") for i in range(8)]
+    assert _contents(bucket, names) == expected
+    assert bucket.due(60_023, 5_004, ()) == sorted(
+        pickle.dumps(f"player-{i}") for i in (0, 1, 3, 4)
+    )
+    bucket.set(names[3], None)
+    written = bucket.write()  # the log is past half the row: the row is rewritten
+    assert written.changes is None and (written.earliest, written.first_due) == (60_020, 7)
+    del expected[names[3]]
+    assert _contents(Bucket.load(written.row), names) == expected
 
 
 def test_the_tail_state_row_reads_back_as_it_was_written():
