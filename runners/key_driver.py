@@ -203,6 +203,8 @@ class KeyDriver:
         ``position[0]`` is the step; a step's records are one bundle — each after the moves of
         ``timeline`` before it, then through the moves before position ``until`` that fire one
         of its timers."""
+        if type(timeline) is MicroBatch and (not records or records[0][0][0] == records[-1][0][0]):
+            return self._advance_micro_batch(key, state, records, timeline)
         processor = self.processor
         run = KeyRun(key, state, None if state is None else processor.earliest_hold(state))
         start, count, still_until = 0, len(records), -math.inf
@@ -238,18 +240,60 @@ class KeyDriver:
         self._fire_before(run, timeline, until)
         return run
 
+    def _advance_micro_batch(self, key, state, records: list, batch: MicroBatch) -> KeyRun:
+        """``advance`` through a live micro-batch, whose clocks move once each before its one
+        bundle: the moves ``advance`` would find in it, made without searching for them."""
+        processor, step = self.processor, batch.step
+        watermark, now = batch.watermark.times[0], batch.clock.times[0]
+        run = KeyRun(key, state, None if state is None else processor.earliest_hold(state))
+        self._fire_passed(run, step, watermark, now)
+        if records:
+            if run.state is None:
+                run.state = processor.new_state(key, watermark, now)
+            else:
+                self._catch_up_to(run.state, watermark, now)
+            absorbed = len(records) == 1 and processor.absorb_run(run.state, records, 0, math.inf)
+            if absorbed:
+                hold = processor.earliest_hold(run.state)
+                if hold != run.hold:
+                    self._note_hold(run, step, hold)
+            else:
+                self._settle(
+                    run, step, processor.process_records(run.state, records, self.counters)
+                )
+            self._fire_passed(run, step, watermark, now)
+        return run
+
+    def _fire_passed(self, run: KeyRun, step: int, watermark: int, now: int) -> None:
+        """Fires, the watermark first, each of the key's timers that ``watermark`` or ``now``
+        passes, until none is left (``_fire_before`` on a micro-batch)."""
+        processor = self.processor
+        while run.state is not None:
+            event, processing = run.timers = processor.next_timers(run.state)
+            if event is not None and event < watermark:
+                emitted = processor.advance_watermark(run.state, watermark, self.counters)
+            elif processing is not None and processing < now:
+                self._catch_up_to(run.state, watermark, MIN_MICROS)
+                emitted = processor.advance_processing_time(run.state, now, self.counters)
+            else:
+                return
+            self._settle(run, step, emitted)
+
+    def _catch_up_to(self, state, watermark: int, now: int) -> None:
+        """Moves the key's clocks to ``watermark`` and ``now``, which pass none of its timers."""
+        if state.input_watermark < watermark:
+            self.processor.advance_watermark(state, watermark, self.counters)
+        if state.processing_time < now:
+            self.processor.advance_processing_time(state, now, self.counters)
+
     def _catch_up(self, run: KeyRun, timeline: Timeline, position: int) -> None:
         """The key's clocks as they are just before ``position``, which pass none of its
         timers (those were fired), so nothing fires; a new state for a key that has none."""
         watermark, now = timeline.before(position)
-        processor, state = self.processor, run.state
-        if state is None:
-            run.state = processor.new_state(run.key, watermark, now)
-            return
-        if state.input_watermark < watermark:
-            processor.advance_watermark(state, watermark, self.counters)
-        if state.processing_time < now:
-            processor.advance_processing_time(state, now, self.counters)
+        if run.state is None:
+            run.state = self.processor.new_state(run.key, watermark, now)
+        else:
+            self._catch_up_to(run.state, watermark, now)
 
     def _fire_before(self, run: KeyRun, timeline: Timeline, limit) -> None:
         """Fires, in log order, every clock move before ``limit`` that passes one of the key's

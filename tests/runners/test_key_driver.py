@@ -245,3 +245,36 @@ def test_micro_batches_move_the_watermark_then_processing_time_then_take_the_bun
             assert [wv for t, wv in emitted if t == tag] == canonical_order(
                 [wv for t, wv in expected if t == tag], rank
             )
+
+
+class _Searched(MicroBatch):
+    """A micro-batch the driver advances keys through as through any timeline, by searching it
+    for the clock moves that pass a key's timers."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_a_micro_batch_gives_what_searching_its_moves_gives(data):
+    """``KeyDriver.advance`` takes a shorter path through a live micro-batch; it makes the moves
+    a search of the batch finds, in the same order: the same emissions, holds, next timers
+    and counts, batch after batch."""
+    strategy = data.draw(strategies())
+    counters = Counters(), Counters()
+    drivers = [KeyDriver(WindowingEngine(strategy, BufferAggregation()), c) for c in counters]
+    states: list = [{}, {}]
+    batches = data.draw(micro_batches(strategy))
+    end_of_input = (batches[-1][0] + 1000, MAX_MICROS, batches[-1][2] + S, {})
+    for step, watermark, now, by_key in [*batches, end_of_input]:
+        seen = []
+        for driver, keys, kind in zip(drivers, states, (MicroBatch, _Searched)):
+            runs = {}
+            for key in sorted({*keys, *by_key}):
+                run = driver.advance(
+                    key, keys.pop(key, None), by_key.get(key, []), kind(step, watermark, now)
+                )
+                runs[key] = (run.emissions, run.holds, run.timers, run.state is None)
+                if run.state is not None:
+                    keys[key] = run.state
+            seen.append(runs)
+        assert seen[0] == seen[1]
+    assert vars(counters[0]) == vars(counters[1])
