@@ -225,10 +225,8 @@ class KeyDriver:
                     state, records, start, _last_bundle_step_before(still_until)
                 )
                 if stop > start:
-                    hold = processor.earliest_hold(state)
-                    if hold != run.hold:
-                        last = bundle_position(records[stop - 1][0][0])
-                        self._note_hold(run, timeline.step_of(last), hold)
+                    last = bundle_position(records[stop - 1][0][0])
+                    self._note_hold(run, timeline.step_of(last))
                     start = stop
                     continue
             self._settle(
@@ -254,9 +252,7 @@ class KeyDriver:
                 self._catch_up_to(run.state, watermark, now)
             absorbed = len(records) == 1 and processor.absorb_run(run.state, records, 0, math.inf)
             if absorbed:
-                hold = processor.earliest_hold(run.state)
-                if hold != run.hold:
-                    self._note_hold(run, step, hold)
+                self._note_hold(run, step)
             else:
                 self._settle(
                     run, step, processor.process_records(run.state, records, self.counters)
@@ -316,16 +312,16 @@ class KeyDriver:
     def _settle(self, run: KeyRun, step: int, emitted: list) -> None:
         """Records what one step of the key emitted and its hold; drops emptied state."""
         run.emissions += [(step, tag, wv) for tag, wv in emitted]
-        hold = self.processor.earliest_hold(run.state)
-        if hold != run.hold:
-            self._note_hold(run, step, hold)
+        self._note_hold(run, step)
         if self.processor.is_empty(run.state):
             run.state = None
 
-    @staticmethod
-    def _note_hold(run: KeyRun, step: int, hold) -> None:
-        run.hold = hold
-        run.holds.append((step, hold))
+    def _note_hold(self, run: KeyRun, step: int) -> None:
+        """Records the key's earliest hold at ``step`` if it moved."""
+        hold = self.processor.earliest_hold(run.state)
+        if hold != run.hold:
+            run.hold = hold
+            run.holds.append((step, hold))
 
 
 # -- whole nodes ---------------------------------------------------------------------------------
