@@ -203,7 +203,11 @@ class KeyDriver:
         ``position[0]`` is the step; a step's records are one bundle — each after the moves of
         ``timeline`` before it, then through the moves before position ``until`` that fire one
         of its timers."""
-        if type(timeline) is MicroBatch and (not records or records[0][0][0] == records[-1][0][0]):
+        if (
+            type(timeline) is MicroBatch
+            and until == math.inf
+            and (not records or records[0][0][0] == records[-1][0][0])
+        ):
             return self._advance_micro_batch(key, state, records, timeline)
         processor = self.processor
         run = KeyRun(key, state, None if state is None else processor.earliest_hold(state))
