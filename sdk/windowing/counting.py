@@ -42,6 +42,7 @@ from panes.windowing.strategy import effective_windowing
 # end-of-window timer is set, and its two holds.
 CONTENTS, COUNT, PHASE, PANE, NEW, END_TIMER, END_HOLD, GC_HOLD = range(8)
 EARLY_PHASE, LATE_PHASE, CLOSED = 0, 1, 2
+_UNKNOWN = object()  # a key's earliest timer and hold, until worked out from its windows
 _WINDOW_FNS = (ir.FixedWindows, ir.SlidingWindows, ir.GlobalWindows)
 
 
@@ -69,13 +70,16 @@ def is_counting_exact(strategy) -> bool:
 
 class CountingKeyState:
     """One key's windows (window -> its state, a list; see ``CONTENTS``) and clocks: plain
-    data, stored as ``plain()`` gives it."""
+    data, stored as ``plain()`` gives it. The engine keeps the earliest timer and hold of its
+    windows beside them, worked out once after each change: the key driver asks for both
+    several times a micro-batch."""
 
-    __slots__ = ("key", "input_watermark", "processing_time", "windows")
+    __slots__ = ("key", "input_watermark", "processing_time", "windows", "timer", "hold")
 
     def __init__(self, key, input_watermark: int, processing_time: int, windows: dict):
         self.key, self.windows = key, windows
         self.input_watermark, self.processing_time = input_watermark, processing_time
+        self.timer = self.hold = _UNKNOWN
 
     def plain(self) -> tuple:
         """The state with the engine's own structure in builtins — a window as its bounds
@@ -184,9 +188,16 @@ class CountingEngine:
                         window_state[COUNT] += 1
                 elif self.late_count is not None:
                     window_state[COUNT] += 1
+        fired = False
         for window, window_state in considered.items():
             if self._ready(window, window_state, watermark):
                 self._fire(state, window, window_state, output_watermark, emissions)
+                fired = True
+        if fired:
+            state.timer = state.hold = _UNKNOWN
+        elif considered and state.timer is not _UNKNOWN:
+            # Elements alone only set timers and holds earlier.
+            state.timer, state.hold = self._earliest(considered, state.timer, state.hold)
         return emissions
 
     def absorb_run(self, state, records: list, start: int, last_step: float) -> int:
@@ -198,6 +209,10 @@ class CountingEngine:
         it passes is activated once: garbage-collected past its GC time (a final pane of what
         no pane included), else fired if its trigger is ready (``WindowingEngine._activate``)."""
         clock = max(state.input_watermark, watermark)
+        timer = state.timer
+        if timer is not _UNKNOWN and (timer is None or timer >= clock):  # passes no timer
+            state.input_watermark = clock
+            return []
         due = []
         for window, window_state in state.windows.items():
             timer = self._next_timer(window, window_state)
@@ -220,6 +235,7 @@ class CountingEngine:
                 del state.windows[window]
             elif window_state[PHASE] != CLOSED and self._ready(window, window_state, clock):
                 self._fire(state, window, window_state, output_watermark, emissions)
+        state.timer = state.hold = _UNKNOWN
         return emissions
 
     @staticmethod
@@ -230,8 +246,26 @@ class CountingEngine:
 
     def next_timers(self, state) -> tuple:
         """``(event time, None)``: the earliest timer of any window."""
-        windows = state.windows
-        return min(map(self._next_timer, windows, windows.values()), default=None), None
+        if state.timer is _UNKNOWN:
+            state.timer, state.hold = self._earliest(state.windows)
+        return state.timer, None
+
+    def earliest_hold(self, state) -> int | None:
+        if state.hold is _UNKNOWN:
+            state.timer, state.hold = self._earliest(state.windows)
+        return state.hold
+
+    def _earliest(self, windows: dict, timer=None, hold=None) -> tuple:
+        """The earliest timer and hold of ``windows`` and of ``timer`` and ``hold`` (None:
+        none)."""
+        for window, window_state in windows.items():
+            window_timer = self._next_timer(window, window_state)
+            if timer is None or window_timer < timer:
+                timer = window_timer
+            for window_hold in (window_state[END_HOLD], window_state[GC_HOLD]):
+                if window_hold is not None and (hold is None or window_hold < hold):
+                    hold = window_hold
+        return timer, hold
 
     def _next_timer(self, window, window_state: list) -> int:
         """The window's earliest timer: its end while the end-of-window timer is set, else its
@@ -240,15 +274,6 @@ class CountingEngine:
         end = window.max_timestamp_micros
         gc_time = garbage_collection_time(end, self.lateness)
         return end if window_state[END_TIMER] and end < gc_time else gc_time
-
-    @staticmethod
-    def earliest_hold(state) -> int | None:
-        earliest = None
-        for window_state in state.windows.values():
-            for hold in (window_state[END_HOLD], window_state[GC_HOLD]):
-                if hold is not None and (earliest is None or hold < earliest):
-                    earliest = hold
-        return earliest
 
     @staticmethod
     def is_empty(state) -> bool:

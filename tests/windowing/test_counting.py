@@ -149,7 +149,14 @@ def test_live_micro_batches_give_the_windowing_engines_panes_timers_and_holds(da
                 timers = None
                 if run.state is not None:
                     timers = run.timers
-                    assert timers == driver.processor.next_timers(run.state)
+                    processor, again = driver.processor, load(dump(run.state))
+                    assert timers == processor.next_timers(run.state)
+                    # What the counting engine keeps of its timers and holds is what its
+                    # windows give.
+                    assert (timers, processor.earliest_hold(run.state)) == (
+                        processor.next_timers(again),
+                        processor.earliest_hold(again),
+                    )
                 runs[key] = (run.ordered(), run.holds, timers)
                 if run.state is not None:
                     keys[key] = dump(run.state)
