@@ -26,6 +26,7 @@ SPARK_SYSTEMS = {"rdd", "dataframe", "panes-spark", "panes-spark-sql"}
 def session():
     from panes.runners.spark.session import start_session
 
+    compiled_panes()
     spark = start_session(
         f"local[{os.cpu_count()}]",
         "panes-benchmarks",
@@ -37,6 +38,21 @@ def session():
         },
     )
     return spark
+
+
+def compiled_panes() -> None:
+    """Compiles panes' modules into their ``__pycache__``, as installing a package does. Under
+    ``PYTHONDONTWRITEBYTECODE`` (set on some machines, this one included) a checkout's modules
+    are otherwise compiled again by every process that imports them — the driver, each Python
+    worker, the Python process PySpark starts to plan a ``transformWithState`` — which no
+    installed panes pays."""
+    import compileall
+
+    import panes
+    import panes.runners
+
+    for path in {*panes.__path__, *panes.runners.__path__}:
+        compileall.compile_dir(path, quiet=1)
 
 
 def streaming_pipeline(checkpoint, **options):
