@@ -3,15 +3,21 @@
 late elements, output watermarks and counts — from each of its clock sources: a whole log
 known in advance, one step at a time (a streaming tail), and live micro-batches."""
 
+import pytest
+from conformance.stateful_dofns import dofns
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stepper import Stepper
 from strategies import event_logs, micro_batches, strategy_of
 
+import panes as beam
 from panes.evictor import CountEvictor
 from panes.runners.eventlog import END_STEP, ProcessingTime, Watermark
 from panes.runners.key_driver import KeyDriver, MicroBatch, Timeline, drive_keys
+from panes.runners.keyed import KeyedNode
 from panes.timestamp import MAX_MICROS, MICROS_PER_SECOND, MIN_MICROS
+from panes.transforms import userstate
+from panes.transforms.userstate import TimeDomain
 from panes.trigger import (
     AccumulationMode,
     AfterAny,
@@ -252,6 +258,15 @@ class _Searched(MicroBatch):
     for the clock moves that pass a key's timers."""
 
 
+def from_the_start(data, batches: list) -> list:
+    """``batches``, the first perhaps at ``MIN_MICROS``: a live input's watermark before Spark
+    has one (``BatchClocks.now``)."""
+    if data.draw(st.booleans()):
+        step, _, now, by_key = batches[0]
+        batches = [(step, MIN_MICROS, now, by_key), *batches[1:]]
+    return batches
+
+
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_a_micro_batch_gives_what_searching_its_moves_gives(data):
@@ -259,10 +274,53 @@ def test_a_micro_batch_gives_what_searching_its_moves_gives(data):
     a search of the batch finds, in the same order: the same emissions, holds, next timers
     and counts, batch after batch."""
     strategy = data.draw(strategies())
+    batches = from_the_start(data, data.draw(micro_batches(strategy)))
+    both_paths_agree(lambda: WindowingEngine(strategy, BufferAggregation()), batches)
+
+
+NON_MERGING = [FixedWindows(4), SlidingWindows(6, 2), GlobalWindows()]
+# A stateful DoFn of each kind of timer: event time, processing time, and event time with an
+# output timestamp that holds the watermark.
+TIMED_DOFNS = ["FlushAfterQuiet", "TimeoutInProcessingTime", "SumAtFirstElement"]
+STATEFUL = dofns(beam, userstate, TimeDomain)
+
+
+def stateful_dofn_runner(name: str, window_fn, lateness: int):
+    """What the key driver advances a conformance scenario's stateful DoFn ``name`` with, on
+    input in ``window_fn``'s windows with ``lateness``."""
+    p = beam.Pipeline()
+    _ = (
+        p
+        | beam.Create([("a", 0)])
+        | beam.WindowInto(window_fn, allowed_lateness=lateness)
+        | name >> beam.ParDo(STATEFUL[name]())
+    )
+    ir = p.to_ir()
+    keyed = KeyedNode(ir.nodes[name], ir.pcollections[ir.nodes[name].inputs[0]].windowing)
+    keyed.open()
+    return keyed.processor
+
+
+@pytest.mark.parametrize("name", TIMED_DOFNS)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_stateful_dofns_micro_batch_gives_what_searching_its_moves_gives(name, data):
+    """The shorter path through a live micro-batch also gives a stateful DoFn's outputs, holds
+    and timers as the search does, for timers in either domain."""
+    window_fn = data.draw(st.sampled_from(NON_MERGING))
+    lateness = data.draw(st.sampled_from([5, 20]))  # FlushAfterQuiet's timer: 5 s on
+    strategy = strategy_of(window_fn, allowed_lateness=lateness)
+    batches = from_the_start(data, data.draw(micro_batches(strategy)))
+    both_paths_agree(lambda: stateful_dofn_runner(name, window_fn, lateness), batches)
+
+
+def both_paths_agree(processor, batches: list) -> None:
+    """Drives ``batches`` through two key drivers of a new ``processor()`` each, one taking the
+    micro-batch path, the other searching the batches: they give the same emissions, holds,
+    next timers and counts, batch after batch, and at the end of input."""
     counters = Counters(), Counters()
-    drivers = [KeyDriver(WindowingEngine(strategy, BufferAggregation()), c) for c in counters]
+    drivers = [KeyDriver(processor(), c) for c in counters]
     states: list = [{}, {}]
-    batches = data.draw(micro_batches(strategy))
     end_of_input = (batches[-1][0] + 1000, MAX_MICROS, batches[-1][2] + S, {})
     for step, watermark, now, by_key in [*batches, end_of_input]:
         seen = []
