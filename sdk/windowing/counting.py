@@ -81,6 +81,10 @@ class CountingKeyState:
         self.input_watermark, self.processing_time = input_watermark, processing_time
         self.timer = self.hold = _UNKNOWN
 
+    def __reduce__(self):
+        """Pickled without what the engine keeps beside the windows: it is worked out again."""
+        return type(self), (self.key, self.input_watermark, self.processing_time, self.windows)
+
     def plain(self) -> tuple:
         """The state with the engine's own structure in builtins — a window as its bounds
         (None: the global window; a window of another class as it is), a pane as its fields
@@ -219,7 +223,8 @@ class CountingEngine:
             if timer < clock:
                 due.append((timer, window, window_state))
         state.input_watermark = clock
-        if not due:
+        if not due:  # reached only when the key's earliest timer was not known
+            state.timer = state.hold = _UNKNOWN
             return []
         # Panes are judged as the engine judges them: against the earliest due timer, held
         # back by the key's holds.
