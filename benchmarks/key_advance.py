@@ -46,10 +46,11 @@ def run(keys: int, events: int, seed: int) -> float:
     from panes.runners.key_driver import KeyDriver, MicroBatch
     from panes.runners.spark.streaming.key_state import dump_state, load_state
     from panes.timestamp import MIN_MICROS
-    from panes.window import PANE_NO_FIRING, interval_window
+    from panes.window import PANE_NO_FIRING, AssignContext, FixedWindows
     from panes.windowing.engine import Counters
 
     rng, driver, stored = random.Random(seed), KeyDriver(engine(), Counters()), {}
+    window_fn = FixedWindows(FIXED)
     elapsed, advances = 0.0, 0
 
     def advance(key, records, batch):
@@ -65,10 +66,8 @@ def run(keys: int, events: int, seed: int) -> float:
         arriving = []
         for position in range(events // BATCHES):
             time_ = start_time + rng.randrange(BATCH_SECONDS) * S
-            window = interval_window(
-                (time_ - time_ % (FIXED * S), time_ - time_ % (FIXED * S) + FIXED * S)
-            )
-            record = ((index + 1, position), 1, time_, (window,), PANE_NO_FIRING)
+            windows = tuple(window_fn.assign(AssignContext.at_micros(time_, 1)))
+            record = ((index + 1, position), 1, time_, windows, PANE_NO_FIRING)
             arriving.append((f"k{rng.randrange(keys)}", [record]))
         woken = sorted(stored.keys() - {key for key, _ in arriving})
         started = time.perf_counter()

@@ -213,8 +213,8 @@ class CountingEngine:
         it passes is activated once: garbage-collected past its GC time (a final pane of what
         no pane included), else fired if its trigger is ready (``WindowingEngine._activate``)."""
         clock = max(state.input_watermark, watermark)
-        timer = state.timer
-        if timer is not _UNKNOWN and (timer is None or timer >= clock):  # passes no timer
+        kept = state.timer
+        if kept is not _UNKNOWN and (kept is None or kept >= clock):  # passes no timer
             state.input_watermark = clock
             return []
         due = []
